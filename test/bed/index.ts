@@ -1,0 +1,3 @@
+export * from './sshd';
+export * from './xvnc';
+export * from './util';

@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export function makeTempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A port that was free a moment ago on 127.0.0.1 (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, host, () => s.close(() => resolve(true)));
+  });
+}
+
+export async function waitForPort(port: number, timeoutMs = 10_000, host = '127.0.0.1'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect({ host, port }, () => { s.destroy(); resolve(true); });
+      s.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on ${host}:${port} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Read bytes from a socket until `n` bytes or the predicate matches. */
+export function readUntil(sock: net.Socket, pred: (buf: Buffer) => boolean, timeoutMs = 10_000): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let buf = Buffer.alloc(0);
+    const timer = setTimeout(() => { cleanup(); reject(new Error(`timed out; got ${JSON.stringify(buf.toString('latin1'))}`)); }, timeoutMs);
+    const onData = (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      if (pred(buf)) { cleanup(); resolve(buf); }
+    };
+    const onEnd = () => { cleanup(); reject(new Error(`closed; got ${JSON.stringify(buf.toString('latin1'))}`)); };
+    const onErr = (e: Error) => { cleanup(); reject(e); };
+    const cleanup = () => {
+      clearTimeout(timer);
+      sock.off('data', onData); sock.off('end', onEnd); sock.off('error', onErr);
+    };
+    sock.on('data', onData); sock.on('end', onEnd); sock.on('error', onErr);
+  });
+}
+
+const cleanups = new Set<() => Promise<void> | void>();
+const exitKillers = new Set<() => void>();
+let hooked = false;
+/**
+ * Every bed resource registers here so a crashed test still leaves no process behind:
+ * `fn` is the orderly stop, `atExit` a synchronous kill for when the process exits first.
+ */
+export function registerCleanup(fn: () => Promise<void> | void, atExit?: () => void): void {
+  cleanups.add(fn);
+  if (atExit) exitKillers.add(atExit);
+  if (!hooked) {
+    hooked = true;
+    process.once('exit', () => {
+      for (const k of exitKillers) {
+        try { k(); } catch { /* best effort at exit */ }
+      }
+    });
+  }
+}
+export async function cleanupAll(): Promise<void> {
+  for (const fn of [...cleanups].reverse()) {
+    try { await fn(); } catch { /* keep going */ }
+  }
+  cleanups.clear();
+}

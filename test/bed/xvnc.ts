@@ -1,0 +1,131 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { isPortFree, makeTempDir, readUntil, registerCleanup } from './util';
+
+export interface XvncOptions {
+  geometry?: string;
+  /** VNC password (VncAuth); default: no authentication (SecurityTypes None). */
+  password?: string;
+  /** Programs to start inside the session (e.g. ['xterm', '-geometry', '80x24+10+10']). */
+  clients?: string[][];
+}
+
+export interface XvncBed {
+  display: number;
+  port: number;
+  /** DISPLAY value for clients on this machine (":N"). */
+  x11Display: string;
+  logPath: string;
+  dir: string;
+  pid: number;
+  /** Run an X client inside the session; killed at stop(). */
+  run(argv: string[]): ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function pickDisplay(): Promise<number> {
+  // Random start so parallel test files rarely race for the same number.
+  const start = 20 + Math.floor(Math.random() * 60);
+  for (let i = 0; i < 80; i++) {
+    const n = 20 + ((start - 20 + i) % 79);
+    if (fs.existsSync(`/tmp/.X${n}-lock`) || fs.existsSync(`/tmp/.X11-unix/X${n}`)) continue;
+    if (await isPortFree(5900 + n)) return n;
+  }
+  throw new Error('no free X display between :20 and :99');
+}
+
+/** A real TigerVNC Xvnc on 127.0.0.1:5900+n, ready once its RFB banner is readable. */
+export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
+  const dir = makeTempDir('gd-xvnc-');
+  const logPath = path.join(dir, 'Xvnc.log');
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const display = await pickDisplay();
+    const port = 5900 + display;
+    const args = [
+      `:${display}`,
+      '-localhost',
+      '-rfbport', String(port),
+      '-geometry', opts.geometry ?? '1280x720',
+      '-depth', '24',
+      '-AlwaysShared',
+      '-ac',
+      '-nolisten', 'tcp',
+      // Per-connection encoder statistics are logged at this level (the viewer benchmark reads them).
+      '-Log', '*:stderr:100',
+    ];
+    if (opts.password) {
+      const pwFile = path.join(dir, 'passwd');
+      execFileSync('vncpasswd', ['-f'], { input: opts.password + '\n' });
+      fs.writeFileSync(pwFile, execFileSync('vncpasswd', ['-f'], { input: opts.password + '\n' }), { mode: 0o600 });
+      args.push('-SecurityTypes', 'VncAuth', '-PasswordFile', pwFile);
+    } else {
+      args.push('-SecurityTypes', 'None');
+    }
+    const logFd = fs.openSync(logPath, 'a');
+    const proc = spawn('Xvnc', args, { stdio: ['ignore', logFd, logFd], detached: true });
+    fs.closeSync(logFd);
+    const ok = await waitBanner(port, proc, 10_000);
+    if (!ok) {
+      try { process.kill(-proc.pid!, 'SIGKILL'); } catch { /* gone */ }
+      continue;
+    }
+    const children: ChildProcess[] = [];
+    const x11Display = `:${display}`;
+    const run = (argv: string[]) => {
+      const c = spawn(argv[0], argv.slice(1), {
+        env: { ...process.env, DISPLAY: x11Display },
+        stdio: 'ignore',
+        detached: true,
+      });
+      children.push(c);
+      return c;
+    };
+    for (const c of opts.clients ?? []) run(c);
+    let stopped = false;
+    const killAll = () => {
+      for (const c of children) { try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ } }
+      try { process.kill(-proc.pid!, 'SIGKILL'); } catch { /* gone */ }
+    };
+    const bed: XvncBed = {
+      display,
+      port,
+      x11Display,
+      logPath,
+      dir,
+      pid: proc.pid!,
+      run,
+      stop: async () => {
+        if (stopped) return;
+        stopped = true;
+        for (const c of children) { try { process.kill(-c.pid!, 'SIGTERM'); } catch { /* gone */ } }
+        const gone = new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
+        try { process.kill(-proc.pid!, 'SIGTERM'); } catch { /* gone */ }
+        await Promise.race([gone, new Promise((r) => setTimeout(r, 3000))]);
+        killAll();
+        fs.rmSync(`/tmp/.X${display}-lock`, { force: true });
+        fs.rmSync(`/tmp/.X11-unix/X${display}`, { force: true });
+      },
+    };
+    registerCleanup(bed.stop, killAll);
+    return bed;
+  }
+  throw new Error(`Xvnc did not start: ${fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8').slice(-500) : ''}`);
+}
+
+async function waitBanner(port: number, proc: ChildProcess, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) return false;
+    try {
+      const s = net.connect({ host: '127.0.0.1', port });
+      await new Promise<void>((res, rej) => { s.once('connect', () => res()); s.once('error', rej); });
+      const b = await readUntil(s, (buf) => buf.length >= 12, 3000);
+      s.destroy();
+      if (b.toString('latin1').startsWith('RFB ')) return true;
+    } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole suite, against real parts: a private D-Bus session with an unlocked gnome-keyring
+# (a real Secret Service for keytar), then vitest (unit + integration against real sshd/Xvnc),
+# then the Playwright specs in Debian's Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${GPU_DESK_IN_DBUS:-}" ]; then
+  exec env GPU_DESK_IN_DBUS=1 dbus-run-session -- bash "$0" "$@"
+fi
+echo -n 'gpu-desk-test-keyring' | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+npx vitest run "$@"
+if [ -f playwright.config.ts ]; then
+  npx playwright test
+fi
