@@ -9,6 +9,6 @@ if [ -z "${GPU_DESK_IN_DBUS:-}" ]; then
 fi
 echo -n 'gpu-desk-test-keyring' | gnome-keyring-daemon --unlock --components=secrets >/dev/null
 npx vitest run "$@"
-if [ -f playwright.config.ts ]; then
+if [ -f playwright.config.ts ] && [ -z "${GPU_DESK_VITEST_ONLY:-}" ]; then
   npx playwright test
 fi
