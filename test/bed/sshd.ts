@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, waitForPort, makeTempDir, registerCleanup } from './util';
+import { freePort, waitForPort, makeTempDir, registerCleanup, killTree } from './util';
 
 /** The account tests log in as when the bed runs as root (a real account with a real password). */
 export const BED_USER = 'gdtest';
@@ -146,7 +146,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
     proc = null;
     if (p?.pid) {
       const gone = new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)));
-      try { process.kill(-p.pid, 'SIGKILL'); } catch { /* already gone */ }
+      killTree(p.pid);
       await gone;
     }
     // Per-connection children re-exec and may sit outside the group: find them by our config path.
@@ -183,7 +183,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
     },
   };
   registerCleanup(bed.stop, () => {
-    try { if (proc?.pid) process.kill(-proc.pid, 'SIGKILL'); } catch { /* gone */ }
+    if (proc?.pid) killTree(proc.pid);
     try { execFileSync('pkill', ['-KILL', '-f', configPath], { stdio: 'ignore' }); } catch { /* none */ }
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -84,4 +85,24 @@ export async function cleanupAll(): Promise<void> {
     try { await fn(); } catch { /* keep going */ }
   }
   cleanups.clear();
+}
+
+/** pid and all its descendants (sshd's per-connection children call setsid, so a group kill misses them). */
+export function processTree(pid: number): number[] {
+  let table: [number, number][] = [];
+  try {
+    table = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+      .trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
+  } catch { return [pid]; }
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    for (const [p, pp] of table) if (pp === out[i] && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+export function killTree(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
+  for (const p of processTree(pid).reverse()) {
+    try { process.kill(p, signal); } catch { /* gone */ }
+  }
 }

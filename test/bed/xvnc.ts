@@ -50,6 +50,8 @@ export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
       '-geometry', opts.geometry ?? '1280x720',
       '-depth', '24',
       '-AlwaysShared',
+      // Tests open and drop many connections; TigerVNC would blacklist 127.0.0.1 after 5 of them.
+      '-BlacklistThreshold', '1000000',
       '-ac',
       '-nolisten', 'tcp',
       // Per-connection encoder statistics are logged at this level (the viewer benchmark reads them).

@@ -1,0 +1,194 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { utils } from 'ssh2';
+import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType } from 'ssh2';
+import { registerSecret } from '../errors';
+import type { ConnectCallbacks, KeySource, SshEndpoint } from './types';
+
+/** What one hop may authenticate with; secrets learned during the first login are kept in memory for reconnects. */
+export interface AuthPlanInput {
+  endpoint: SshEndpoint;
+  agent: string | undefined;
+  keySources: KeySource[];
+  identityFiles: string[];
+  callbacks: ConnectCallbacks;
+  /** Remembered between reconnects of one connection; never written anywhere. */
+  memory: AuthMemory;
+  log: (line: string) => void;
+}
+
+export interface AuthMemory {
+  password?: string;
+  passphrases: Map<string, string>;
+}
+
+export interface AuthReport {
+  tried: string[];
+  notes: string[];
+}
+
+type Attempt = () => Promise<AnyAuthMethod | null>;
+
+/** Default identities OpenSSH tries when none is configured. */
+export function defaultIdentityFiles(): string[] {
+  const dir = path.join(os.homedir(), '.ssh');
+  return ['id_ed25519', 'id_ecdsa', 'id_ecdsa_sk', 'id_ed25519_sk', 'id_rsa'].map((n) => path.join(dir, n));
+}
+
+/** ssh-agent location: explicit, else SSH_AUTH_SOCK, else the Windows OpenSSH agent pipe. */
+export function resolveAgent(setting: boolean | string | undefined, identityAgent?: string): string | undefined {
+  if (setting === false) return undefined;
+  if (typeof setting === 'string' && setting) return setting;
+  if (identityAgent && identityAgent.toLowerCase() !== 'none') {
+    return identityAgent === 'SSH_AUTH_SOCK' ? process.env.SSH_AUTH_SOCK : identityAgent;
+  }
+  if (identityAgent?.toLowerCase() === 'none') return undefined;
+  if (process.env.SSH_AUTH_SOCK) return process.env.SSH_AUTH_SOCK;
+  if (process.platform === 'win32') return '\\\\.\\pipe\\openssh-ssh-agent';
+  return undefined;
+}
+
+function isEncryptedKeyError(e: Error): boolean {
+  return /encrypted|passphrase/i.test(e.message);
+}
+
+/**
+ * Builds ssh2's authHandler: the agent, keychain keys, key files (asking for passphrases),
+ * keyboard-interactive (relayed prompts, so 2FA works) and password — in OpenSSH's order, skipping
+ * methods the server did not offer.
+ */
+export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthHandlerMiddleware {
+  const { endpoint, callbacks, memory, log } = input;
+  const username = endpoint.user;
+  const queue: { method: AuthenticationType; attempt: Attempt }[] = [];
+
+  if (input.agent) {
+    const agent = input.agent;
+    queue.push({ method: 'publickey', attempt: async () => ({ type: 'agent', username, agent }) as AnyAuthMethod });
+  }
+  for (const src of input.keySources) {
+    let keys: Awaited<ReturnType<KeySource['loadKeys']>> | null = null;
+    let idx = 0;
+    const next: Attempt = async () => {
+      keys ??= await src.loadKeys(endpoint).catch((e: Error) => {
+        report.notes.push(e.message);
+        return [];
+      });
+      while (idx < keys.length) {
+        const k = keys[idx++];
+        const parsed = utils.parseKey(k.privateKey, k.passphrase);
+        if (parsed instanceof Error) {
+          report.notes.push(`${k.label}: unusable key (${parsed.message})`);
+          continue;
+        }
+        if (k.passphrase) registerSecret(k.passphrase);
+        report.tried.push(`publickey (${k.label})`);
+        return { type: 'publickey', username, key: k.privateKey, passphrase: k.passphrase } as AnyAuthMethod;
+      }
+      return null;
+    };
+    // One queue slot per possible key: the attempt itself skips ahead when a key is unusable.
+    for (let i = 0; i < 16; i++) queue.push({ method: 'publickey', attempt: next });
+  }
+  for (const file of input.identityFiles) {
+    queue.push({ method: 'publickey', attempt: () => keyFileAttempt(file) });
+  }
+  if (callbacks.keyboardInteractive) {
+    const ask = callbacks.keyboardInteractive;
+    queue.push({
+      method: 'keyboard-interactive',
+      attempt: async () => {
+        report.tried.push('keyboard-interactive');
+        return {
+          type: 'keyboard-interactive',
+          username,
+          prompt: (name: string, instructions: string, _lang: string, prompts: { prompt: string; echo?: boolean }[], finish: (answers: string[]) => void) => {
+            if (!prompts.length) return finish([]);
+            ask({ name, instructions, prompts: prompts.map((p) => ({ prompt: p.prompt, echo: !!p.echo })) }).then(
+              (answers) => {
+                for (const a of answers ?? []) registerSecret(a);
+                finish(answers ?? prompts.map(() => ''));
+              },
+              () => finish(prompts.map(() => '')),
+            );
+          },
+        } as AnyAuthMethod;
+      },
+    });
+  }
+  queue.push({
+    method: 'password',
+    attempt: async () => {
+      let pw = memory.password;
+      if (pw === undefined && callbacks.askPassword) {
+        pw = (await callbacks.askPassword({ user: username, host: endpoint.host })) ?? undefined;
+      }
+      if (pw === undefined) return null;
+      registerSecret(pw);
+      memory.password = pw;
+      report.tried.push('password');
+      return { type: 'password', username, password: pw } as AnyAuthMethod;
+    },
+  });
+
+  async function keyFileAttempt(file: string): Promise<AnyAuthMethod | null> {
+    let data: Buffer;
+    try {
+      data = fs.readFileSync(file);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' || !isDefaultIdentity(file)) report.notes.push(`identity file ${file}: ${code === 'ENOENT' ? 'not found' : (e as Error).message}`);
+      return null;
+    }
+    let parsed = utils.parseKey(data);
+    let passphrase: string | undefined;
+    if (parsed instanceof Error && isEncryptedKeyError(parsed)) {
+      passphrase = memory.passphrases.get(file);
+      for (let tries = 0; tries < 3; tries++) {
+        if (passphrase === undefined) {
+          if (!callbacks.askPassphrase) break;
+          passphrase = (await callbacks.askPassphrase({ keyLabel: file })) ?? undefined;
+          if (passphrase === undefined) break;
+        }
+        parsed = utils.parseKey(data, passphrase);
+        if (!(parsed instanceof Error)) break;
+        report.notes.push(`wrong passphrase for ${file}`);
+        passphrase = undefined;
+      }
+      if (passphrase === undefined || parsed instanceof Error) {
+        report.notes.push(`identity file ${file}: encrypted and no passphrase was given`);
+        return null;
+      }
+      registerSecret(passphrase);
+      memory.passphrases.set(file, passphrase);
+    }
+    if (parsed instanceof Error) {
+      report.notes.push(`identity file ${file}: not a private key ssh2 can read (${parsed.message})`);
+      return null;
+    }
+    report.tried.push(`publickey (${file})`);
+    return { type: 'publickey', username, key: data, passphrase } as AnyAuthMethod;
+  }
+
+  let pos = 0;
+  return (methodsLeft, _partial, callback) => {
+    void (async () => {
+      while (pos < queue.length) {
+        const { method, attempt } = queue[pos++];
+        if (methodsLeft && !methodsLeft.includes(method)) continue;
+        try {
+          const next = await attempt();
+          if (next) return callback(next);
+        } catch (e) {
+          log(`auth attempt skipped: ${(e as Error).message}`);
+        }
+      }
+      callback(false as unknown as AnyAuthMethod);
+    })();
+  };
+}
+
+function isDefaultIdentity(file: string): boolean {
+  return defaultIdentityFiles().includes(file);
+}

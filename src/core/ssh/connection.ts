@@ -1,0 +1,484 @@
+import { EventEmitter } from 'node:events';
+import os from 'node:os';
+import path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { Client, type ConnectConfig } from 'ssh2';
+import { GpuDeskError } from '../errors';
+import { makeAuthHandler, resolveAgent, type AuthMemory, type AuthReport } from './auth';
+import { sshTransportOptions } from './algorithms';
+import { mapConnectError } from './errors';
+import { judgeHostKey } from './hostKeyCheck';
+import { knownKeyTypes, readKnownHostsFiles } from './knownHosts';
+import { resolveTarget, type ResolvedHop, type ResolvedTarget } from './resolve';
+import type {
+  ConnectOptions,
+  ConnectionState,
+  ConnectionStateEvent,
+  ExecOptions,
+  ExecResult,
+  ReconnectPolicy,
+  SshEndpoint,
+  SshSession,
+} from './types';
+
+const DEFAULT_HOST_KEY_ALGOS = [
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'rsa-sha2-512',
+  'rsa-sha2-256',
+  'ssh-rsa',
+];
+
+export function defaultUserKnownHostsFiles(): string[] {
+  const dir = path.join(os.homedir(), '.ssh');
+  return [path.join(dir, 'known_hosts'), path.join(dir, 'known_hosts2')];
+}
+
+/** Prefer host key types already in known_hosts, so a known server is not asked about another key type (as OpenSSH does). */
+function hostKeyAlgorithms(known: string[]): string[] {
+  const fam = (t: string) => (t === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [t]);
+  const first = known.flatMap(fam).filter((t) => DEFAULT_HOST_KEY_ALGOS.includes(t));
+  return [...new Set([...first, ...DEFAULT_HOST_KEY_ALGOS])];
+}
+
+interface InternalClient {
+  _callbacks?: ((hadErr?: unknown) => void)[];
+  _protocol?: { ping?: () => void };
+}
+
+/**
+ * One SSH connection to a server, through any ProxyJump hops, that stays up: keepalive probes also
+ * measure the round trip, and a lost connection is re-established with capped exponential backoff.
+ * Consumers (tunnels, probe, sessions) only see SshSession and the 'state' events.
+ */
+export class SshConnection extends EventEmitter implements SshSession {
+  private _state: ConnectionState = 'idle';
+  private clients: Client[] = [];
+  private target: ResolvedTarget;
+  private readonly memories: AuthMemory[];
+  private readonly acceptedOnce = new Set<string>();
+  private readonly policy: ReconnectPolicy;
+  private closing = false;
+  private keepaliveTimer: NodeJS.Timeout | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private _rttMs: number | null = null;
+  private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly opts: ConnectOptions) {
+    super();
+    this.target = resolveTarget(opts);
+    this.memories = this.target.hops.map(() => ({ passphrases: new Map<string, string>() }));
+    if (opts.password !== undefined) this.memories[this.memories.length - 1].password = opts.password;
+    this.policy = { enabled: true, initialDelayMs: 500, maxDelayMs: 15_000, maxAttempts: Infinity, ...opts.reconnect };
+    this.log = opts.log ?? (() => {});
+  }
+
+  get state(): ConnectionState {
+    return this._state;
+  }
+  get endpoint(): SshEndpoint {
+    return this.target.hops[this.target.hops.length - 1].endpoint;
+  }
+  get hops(): SshEndpoint[] {
+    return this.target.hops.map((h) => h.endpoint);
+  }
+  get rttMs(): number | null {
+    return this._rttMs;
+  }
+  /** "user@host:port" for messages. */
+  get label(): string {
+    const e = this.endpoint;
+    return `${e.user}@${e.host}${e.port === 22 ? '' : `:${e.port}`}`;
+  }
+
+  private setState(ev: ConnectionStateEvent): void {
+    this._state = ev.state;
+    this.emit('state', ev);
+  }
+
+  /** First connection: errors are thrown to the caller; no automatic retry. */
+  async connect(): Promise<void> {
+    if (this._state !== 'idle') throw new GpuDeskError('INTERNAL', 'connect() was already called', 'create a new connection');
+    this.setState({ state: 'connecting' });
+    try {
+      await this.dialChain();
+    } catch (e) {
+      this.setState({ state: 'closed', reason: (e as Error).message, code: (e as GpuDeskError).code });
+      throw e;
+    }
+    this.setState({ state: 'ready' });
+  }
+
+  private async dialChain(): Promise<void> {
+    const clients: Client[] = [];
+    try {
+      let sock: Duplex | undefined;
+      for (let i = 0; i < this.target.hops.length; i++) {
+        const hop = this.target.hops[i];
+        if (i > 0) {
+          sock = await forwardOutOn(clients[i - 1], hop.endpoint.hostName, hop.endpoint.port).catch((e: Error) => {
+            throw new GpuDeskError(
+              'HOST_UNREACHABLE',
+              `Jump host ${this.target.hops[i - 1].endpoint.host} could not reach ${hop.endpoint.hostName}:${hop.endpoint.port} (${e.message})`,
+              'check the ProxyJump chain and the target address as seen from the jump host',
+            );
+          });
+        }
+        clients.push(await this.dialHop(hop, i, sock));
+      }
+    } catch (e) {
+      for (const c of clients.reverse()) c.end();
+      throw e;
+    }
+    this.clients = clients;
+    const last = clients[clients.length - 1];
+    // Any hop closing takes the whole chain down.
+    for (const c of clients) c.once('close', () => this.onLost(c));
+    last.on('error', (e) => this.log(`ssh error: ${e.message}`));
+    this.startKeepalive(last);
+  }
+
+  private dialHop(hop: ResolvedHop, index: number, sock?: Duplex): Promise<Client> {
+    const ep = hop.endpoint;
+    const where = `${ep.user}@${ep.host}${ep.port === 22 ? '' : `:${ep.port}`}`;
+    const userKnown = this.opts.userKnownHostsFiles ?? defaultUserKnownHostsFiles();
+    const report: AuthReport = { tried: [], notes: [] };
+    const isTarget = index === this.target.hops.length - 1;
+    const callbacks = this.opts.callbacks ?? {};
+    const agent = resolveAgent(this.opts.agent, isTarget ? this.target.identityAgent : hop.hostConfig.identityAgent);
+    const authHandler = makeAuthHandler(
+      {
+        endpoint: ep,
+        agent,
+        keySources: this.opts.keySources ?? [],
+        identityFiles: ep.identityFiles,
+        callbacks,
+        memory: this.memories[index],
+        log: this.log,
+      },
+      report,
+    );
+    const entries = readKnownHostsFiles([...userKnown, this.opts.appKnownHostsFile]);
+    const transport = sshTransportOptions() as Partial<ConnectConfig>;
+    return new Promise<Client>((resolve, reject) => {
+      const client = new Client();
+      let hostKeyError: Error | null = null;
+      let settled = false;
+      const fail = (e: unknown) => {
+        if (settled) return;
+        settled = true;
+        client.end();
+        reject(hostKeyError ?? mapConnectError(e, where, report));
+      };
+      client.once('ready', () => {
+        settled = true;
+        client.removeListener('error', fail);
+        client.on('error', () => { /* after ready, loss is handled by 'close' */ });
+        resolve(client);
+      });
+      client.on('error', fail);
+      client.once('close', () => fail(new Error('Connection lost before handshake')));
+      const config: ConnectConfig = {
+        ...transport,
+        host: sock ? undefined : ep.hostName,
+        port: ep.port,
+        sock: sock as ConnectConfig['sock'],
+        username: ep.user,
+        readyTimeout: this.target.readyTimeoutMs,
+        keepaliveInterval: 0,
+        algorithms: {
+          ...((transport.algorithms as object) ?? {}),
+          serverHostKey: hostKeyAlgorithms(knownKeyTypes(entries, hop.knownHostsNames)) as never,
+        },
+        authHandler,
+        tryKeyboard: !!callbacks.keyboardInteractive,
+        hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
+          judgeHostKey(
+            {
+              names: hop.knownHostsNames,
+              host: ep.hostName,
+              port: ep.port,
+              hop: index,
+              userKnownHostsFiles: userKnown,
+              appKnownHostsFile: this.opts.appKnownHostsFile,
+              callbacks,
+              acceptedOnce: this.acceptedOnce,
+            },
+            key,
+          ).then(
+            () => verify(true),
+            (e: Error) => {
+              hostKeyError = e;
+              verify(false);
+            },
+          );
+        },
+      } as ConnectConfig;
+      try {
+        client.connect(config);
+      } catch (e) {
+        fail(e);
+      }
+    });
+  }
+
+  /** Keepalive with our own probe so the round trip is measured (ssh2's own keepalive does not expose it). */
+  private startKeepalive(client: Client): void {
+    this.stopKeepalive();
+    const internal = client as unknown as InternalClient;
+    const interval = this.target.keepaliveIntervalMs;
+    if (!(interval > 0)) return;
+    if (!Array.isArray(internal._callbacks) || typeof internal._protocol?.ping !== 'function') {
+      this.log('keepalive: ssh2 internals changed, round trip will not be measured');
+      return;
+    }
+    let outstanding = 0;
+    const probe = () => {
+      if (outstanding >= this.target.keepaliveCountMax) {
+        this.log(`keepalive: ${outstanding} probes unanswered, dropping the connection`);
+        this.stopKeepalive();
+        for (const c of this.clients) c.destroy();
+        return;
+      }
+      const t0 = process.hrtime.bigint();
+      outstanding++;
+      // Same mechanism ssh2 uses: a keepalive@openssh.com global request; any reply (even failure) answers it.
+      internal._callbacks!.push(() => {
+        outstanding = 0;
+        this._rttMs = Number(process.hrtime.bigint() - t0) / 1e6;
+        this.emit('rtt', this._rttMs);
+      });
+      try {
+        internal._protocol!.ping!();
+      } catch {
+        internal._callbacks!.pop();
+      }
+    };
+    // A first probe straight away gives the HUD a round trip before the first interval passes.
+    setImmediate(probe);
+    this.keepaliveTimer = setInterval(probe, Math.min(interval, 60_000));
+    this.keepaliveTimer.unref();
+  }
+
+  private stopKeepalive(): void {
+    if (this.keepaliveTimer) clearInterval(this.keepaliveTimer);
+    this.keepaliveTimer = null;
+  }
+
+  /** Ask the server for a round trip now (used by the HUD and tests). */
+  measureRtt(timeoutMs = 5000): Promise<number> {
+    const client = this.clients[this.clients.length - 1] as unknown as InternalClient | undefined;
+    if (this._state !== 'ready' || !client?._callbacks || !client._protocol?.ping) {
+      return Promise.reject(new GpuDeskError('NOT_CONNECTED', 'Not connected', 'connect first'));
+    }
+    return new Promise((resolve, reject) => {
+      const t0 = process.hrtime.bigint();
+      const timer = setTimeout(() => reject(new GpuDeskError('CONNECT_TIMEOUT', 'No answer to a round-trip probe', 'the link may be down')), timeoutMs);
+      client._callbacks!.push(() => {
+        clearTimeout(timer);
+        this._rttMs = Number(process.hrtime.bigint() - t0) / 1e6;
+        resolve(this._rttMs);
+      });
+      client._protocol!.ping!();
+    });
+  }
+
+  private onLost(from: Client): void {
+    if (!this.clients.includes(from)) return;
+    this.stopKeepalive();
+    const old = this.clients;
+    this.clients = [];
+    for (const c of old) if (c !== from) c.end();
+    if (this.closing) return;
+    if (!this.policy.enabled) {
+      this.setState({ state: 'closed', reason: `Connection to ${this.label} was lost`, code: 'CONNECTION_LOST' });
+      return;
+    }
+    this.scheduleReconnect(1);
+  }
+
+  private scheduleReconnect(attempt: number): void {
+    if (this.closing) return;
+    if (attempt > this.policy.maxAttempts) {
+      this.failWaiters(new GpuDeskError('CONNECTION_LOST', `Connection to ${this.label} was lost`, 'check the network and reconnect'));
+      this.setState({ state: 'closed', reason: `Gave up reconnecting to ${this.label} after ${attempt - 1} attempts`, code: 'CONNECTION_LOST' });
+      return;
+    }
+    const base = Math.min(this.policy.maxDelayMs, this.policy.initialDelayMs * 2 ** (attempt - 1));
+    // Jitter keeps many clients from hammering a restarted server in lockstep.
+    const delayMs = Math.round(base * (0.8 + Math.random() * 0.4));
+    this.setState({ state: 'reconnecting', attempt, delayMs });
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.dialChain().then(
+        () => {
+          if (this.closing) {
+            for (const c of this.clients) c.end();
+            return;
+          }
+          this.setState({ state: 'ready' });
+          const w = this.readyWaiters;
+          this.readyWaiters = [];
+          for (const x of w) x.resolve();
+        },
+        (e: GpuDeskError) => {
+          this.log(`reconnect attempt ${attempt} failed: ${e.message}`);
+          // A changed host key or refused credentials will not fix themselves: stop and say why.
+          if (['AUTH_FAILED', 'HOST_KEY_CHANGED', 'HOST_KEY_REJECTED', 'HOST_KEY_UNKNOWN'].includes(e.code)) {
+            this.failWaiters(e);
+            this.setState({ state: 'closed', reason: e.message, code: e.code });
+            return;
+          }
+          this.scheduleReconnect(attempt + 1);
+        },
+      );
+    }, delayMs);
+  }
+
+  private failWaiters(e: Error): void {
+    const w = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const x of w) x.reject(e);
+  }
+
+  /** Resolves once the connection is ready (waits through a reconnect), or rejects if it closes. */
+  whenReady(timeoutMs = 30_000): Promise<void> {
+    if (this._state === 'ready') return Promise.resolve();
+    if (this._state === 'closed' || this._state === 'idle') {
+      return Promise.reject(new GpuDeskError('NOT_CONNECTED', `Not connected to ${this.label}`, 'connect first'));
+    }
+    return new Promise((resolve, reject) => {
+      const entry = {
+        resolve: () => { clearTimeout(timer); resolve(); },
+        reject: (e: Error) => { clearTimeout(timer); reject(e); },
+      };
+      const timer = setTimeout(() => {
+        this.readyWaiters = this.readyWaiters.filter((x) => x !== entry);
+        reject(new GpuDeskError('CONNECTION_LOST', `Still reconnecting to ${this.label}`, 'wait for the connection to come back'));
+      }, timeoutMs);
+      this.readyWaiters.push(entry);
+    });
+  }
+
+  private client(): Client {
+    const c = this.clients[this.clients.length - 1];
+    if (this._state !== 'ready' || !c) {
+      throw new GpuDeskError('NOT_CONNECTED', `Not connected to ${this.label} (${this._state})`, 'wait for the connection to come back or reconnect');
+    }
+    return c;
+  }
+
+  async forwardOut(host: string, port: number): Promise<Duplex> {
+    const c = this.client();
+    try {
+      return await forwardOutOn(c, host, port);
+    } catch (e) {
+      const reason = (e as Error).message.replace(/^\(SSH\)\s*/, '');
+      throw new GpuDeskError(
+        'FORWARD_FAILED',
+        `The server could not open ${host}:${port} (${reason})`,
+        port >= 5900 && port <= 5999
+          ? `is a VNC session running on display :${port - 5900}? List them with "gpu-desk sessions <destination> list"`
+          : 'check that a program listens on that address on the server, and that sshd allows TCP forwarding',
+      );
+    }
+  }
+
+  forwardOutUnix(socketPath: string): Promise<Duplex> {
+    const c = this.client();
+    return new Promise((resolve, reject) => {
+      c.openssh_forwardOutStreamLocal(socketPath, (err, stream) => {
+        if (err) {
+          reject(new GpuDeskError('FORWARD_FAILED', `The server could not open the socket ${socketPath} (${err.message})`, 'check the session is running and sshd allows stream-local forwarding'));
+        } else resolve(stream);
+      });
+    });
+  }
+
+  exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+    const c = this.client();
+    return new Promise((resolve, reject) => {
+      c.exec(command, (err, stream) => {
+        if (err) {
+          reject(new GpuDeskError('REMOTE_COMMAND_FAILED', `The server refused to run a command (${err.message})`, 'check that the account may run commands (no ForceCommand/restricted shell)'));
+          return;
+        }
+        const out: Buffer[] = [];
+        const errOut: Buffer[] = [];
+        let timer: NodeJS.Timeout | null = null;
+        let timedOut = false;
+        if (opts.timeoutMs) {
+          timer = setTimeout(() => {
+            timedOut = true;
+            stream.close();
+          }, opts.timeoutMs);
+        }
+        stream.on('data', (d: Buffer) => {
+          out.push(d);
+          opts.onStdout?.(d.toString('utf8'));
+        });
+        stream.stderr.on('data', (d: Buffer) => {
+          errOut.push(d);
+          opts.onStderr?.(d.toString('utf8'));
+        });
+        let code: number | null = null;
+        let signal: string | null = null;
+        stream.on('exit', (c: number | null, s?: string) => {
+          code = c;
+          signal = s ?? null;
+        });
+        stream.on('close', () => {
+          if (timer) clearTimeout(timer);
+          if (timedOut) {
+            reject(new GpuDeskError('REMOTE_COMMAND_FAILED', `A remote command did not finish within ${opts.timeoutMs} ms`, 'check the server load, or retry'));
+            return;
+          }
+          if (code === null && signal === null && this._state !== 'ready') {
+            reject(new GpuDeskError('CONNECTION_LOST', `The connection to ${this.label} dropped while a command was running`, 'reconnect and run it again'));
+            return;
+          }
+          resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8') });
+        });
+        if (opts.stdin !== undefined) stream.end(opts.stdin);
+        else stream.end();
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.stopKeepalive();
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const clients = this.clients;
+    this.clients = [];
+    await Promise.all(
+      clients.reverse().map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            const t = setTimeout(() => { c.destroy(); resolve(); }, 2000);
+            c.once('close', () => { clearTimeout(t); resolve(); });
+            c.end();
+          }),
+      ),
+    );
+    this.failWaiters(new GpuDeskError('NOT_CONNECTED', 'The connection was closed', 'connect again'));
+    this.setState({ state: 'closed', reason: 'closed by the user' });
+  }
+}
+
+function forwardOutOn(client: Client, host: string, port: number): Promise<Duplex> {
+  return new Promise((resolve, reject) => {
+    client.forwardOut('127.0.0.1', 0, host, port, (err, stream) => (err ? reject(err) : resolve(stream)));
+  });
+}
+
+/** Resolve, connect (through every jump host) and return a live connection. */
+export async function connectSsh(opts: ConnectOptions): Promise<SshConnection> {
+  const conn = new SshConnection(opts);
+  await conn.connect();
+  return conn;
+}
