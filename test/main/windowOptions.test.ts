@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders, webPreferences } from '../../src/main/windowOptions';
+
+function parseCsp(csp: string): Map<string, string[]> {
+  return new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+}
+
+describe('window options (Electron security checklist)', () => {
+  it('isolates and sandboxes the renderer, with no Node and no insecure switches', () => {
+    const w = webPreferences('/app/out/preload/index.js');
+    expect(w).toMatchObject({
+      contextIsolation: true,            // checklist #3
+      sandbox: true,                     // #4
+      nodeIntegration: false,            // #2
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,                 // #6
+      allowRunningInsecureContent: false, // #8
+      experimentalFeatures: false,       // #9
+      webviewTag: false,                 // #12
+      navigateOnDragDrop: false,         // #13
+    });
+    expect(w).not.toHaveProperty('enableBlinkFeatures'); // #10
+    expect(w.preload).toBe('/app/out/preload/index.js');
+  });
+
+  it('the main window uses exactly those preferences and starts hidden', () => {
+    const o = mainWindowOptions('/p.js', { width: 1200, height: 800 });
+    expect(o.webPreferences).toEqual(webPreferences('/p.js'));
+    expect(o.show).toBe(false);
+    expect(o.minWidth).toBeGreaterThan(0);
+  });
+
+  it('production CSP: nothing by default, scripts only from the app itself, no inline/eval', () => {
+    const csp = parseCsp(contentSecurityPolicy());
+    expect(csp.get('default-src')).toEqual(["'none'"]);
+    expect(csp.get('script-src')).toEqual(["'self'"]);
+    expect(csp.get('style-src')).toEqual(["'self'"]);
+    expect(csp.get('object-src')).toEqual(["'none'"]);
+    expect(csp.get('base-uri')).toEqual(["'none'"]);
+    expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(csp.get('form-action')).toEqual(["'none'"]);
+    expect(csp.get('connect-src')).toEqual(["'self'", 'ws://127.0.0.1:*']);
+    const all = contentSecurityPolicy();
+    expect(all).not.toMatch(/unsafe-(inline|eval)|\*\s|https?:|wasm-unsafe/);
+  });
+
+  it('dev CSP relaxes only for the Vite dev server', () => {
+    const dev = parseCsp(contentSecurityPolicy({ dev: true, devServerOrigin: 'http://localhost:5173' }));
+    expect(dev.get('script-src')).toEqual(["'self'", "'unsafe-inline'", 'http://localhost:5173']);
+    expect(dev.get('connect-src')).toContain('ws://localhost:5173');
+    expect(dev.get('default-src')).toEqual(["'none'"]);
+  });
+
+  it('serves every response with the CSP and hardening headers from an app:// origin', () => {
+    const h = securityHeaders(contentSecurityPolicy());
+    expect(h['Content-Security-Policy']).toBe(contentSecurityPolicy());
+    expect(h['X-Content-Type-Options']).toBe('nosniff');
+    expect(APP_ORIGIN).toBe('app://gpu-desk');
+    expect(APP_ENTRY_URL.startsWith(`${APP_ORIGIN}/`)).toBe(true);
+  });
+});
