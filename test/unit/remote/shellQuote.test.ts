@@ -1,0 +1,79 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { shellCommand, shellQuote, shScript } from '../../../src/core/remote/shellQuote';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-quote-'));
+const canary = path.join(dir, 'pwned');
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Values an attacker (or an unlucky profile name) could put in any field that reaches a remote shell. */
+export const HOSTILE = [
+  '; rm -rf ~',
+  `; touch ${canary}`,
+  `$(touch ${canary})`,
+  `\`touch ${canary}\``,
+  `a'b`,
+  `'; touch ${canary}; echo '`,
+  `"; touch ${canary}; echo "`,
+  `line1\ntouch ${canary}`,
+  `\r\ntouch ${canary}`,
+  `$HOME ~ * ? [a] {a,b} \\ | & > < !! %`,
+  `--help`,
+  `-rf`,
+  `A=B`,
+  `${'$'}{IFS}touch${'$'}{IFS}${canary}`,
+  ``,
+  ` leading and trailing `,
+  `ünïcødé ✓ 日本`,
+  `\t tab`,
+  `'''`,
+  `\\'`,
+];
+
+const shells = ['/bin/sh', '/bin/bash', '/bin/dash'].filter((s) => fs.existsSync(s));
+
+describe('shellQuote', () => {
+  it('leaves plain words bare so reviewed commands stay readable', () => {
+    expect(shellQuote('nvidia-smi')).toBe('nvidia-smi');
+    expect(shellQuote('/opt/VirtualGL/bin/vglrun')).toBe('/opt/VirtualGL/bin/vglrun');
+    expect(shellQuote('--format=csv,noheader')).toBe("'--format=csv,noheader'");
+    expect(shellQuote('1920x1080')).toBe('1920x1080');
+  });
+
+  it('quotes the empty string, assignments and anything with specials', () => {
+    expect(shellQuote('')).toBe("''");
+    expect(shellQuote('A=B')).toBe("'A=B'");
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+    expect(shellQuote('~')).toBe("'~'");
+  });
+
+  it('refuses NUL bytes and non-strings with a clear error', () => {
+    expect(() => shellQuote('a\0b')).toThrow(/NUL byte/);
+    expect(() => shellQuote(42 as unknown as string)).toThrow(/not text/);
+    expect(() => shellCommand([])).toThrow(/empty remote command/);
+  });
+
+  for (const shell of shells) {
+    it(`round-trips every hostile value through ${shell} and runs none of them`, () => {
+      for (const v of HOSTILE) {
+        const cmd = shellCommand(['printf', '%s', v]);
+        const out = execFileSync(shell, ['-c', cmd], { cwd: dir }).toString();
+        expect(out).toBe(v);
+      }
+      const joined = execFileSync(shell, ['-c', shellCommand(['printf', '[%s]', ...HOSTILE])], { cwd: dir }).toString();
+      expect(joined).toBe(HOSTILE.map((v) => `[${v}]`).join(''));
+      expect(fs.existsSync(canary)).toBe(false);
+    });
+  }
+
+  it('shScript passes hostile values as positional arguments, never as code', () => {
+    for (const v of HOSTILE) {
+      const out = execFileSync('/bin/sh', ['-c', shScript('printf "%s" "$1"', [v])]).toString();
+      expect(out).toBe(v);
+    }
+    expect(fs.existsSync(canary)).toBe(false);
+  });
+});
