@@ -1,0 +1,56 @@
+// Flat config (CommonJS: package.json has no "type": "module").
+// The architectural rules are the point of this file: where code may run decides what it may import.
+'use strict';
+const js = require('@eslint/js');
+const tseslint = require('typescript-eslint');
+const { builtinModules } = require('node:module');
+
+const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_'));
+const noElectron = {
+  paths: [{ name: 'electron', message: 'src/core and src/shared run without Electron (CLI, harness, tests): take an interface as an argument instead.' }],
+  patterns: [{ group: ['electron/*'], message: 'src/core and src/shared never import electron.' }],
+};
+const noNode = {
+  paths: nodeBuiltins.map((name) => ({ name, message: 'Renderer, shared and preload code runs without Node: call the main process through the contract.' })),
+  patterns: [{ group: ['node:*'], message: 'Renderer, shared and preload code runs without Node built-ins.' }],
+};
+const noElectronSyntax = [
+  'error',
+  { selector: "CallExpression[callee.name='require'][arguments.0.value=/^electron(\\u002F|$)/]", message: 'src/core and src/shared never require electron.' },
+  { selector: "ImportExpression[source.value=/^electron(\\u002F|$)/]", message: 'src/core and src/shared never import electron.' },
+];
+
+module.exports = tseslint.config(
+  { ignores: ['node_modules/**', 'out/**', 'dist/**', 'test-results/**', 'playwright-report/**', '.tmp/**', 'resources/**', 'patches/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2022, sourceType: 'module' },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['warn', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'no-empty': ['error', { allowEmptyCatch: true }],
+    },
+  },
+  {
+    files: ['**/*.cjs', 'eslint.config.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['src/core/**/*.{ts,tsx}'],
+    rules: { 'no-restricted-imports': ['error', noElectron], 'no-restricted-syntax': noElectronSyntax },
+  },
+  {
+    files: ['src/renderer/**/*.{ts,tsx}', 'src/preload/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', noNode] },
+  },
+  {
+    // Shared code is imported by every side, so it obeys both rules.
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [...noElectron.paths, ...noNode.paths], patterns: [...noElectron.patterns, ...noNode.patterns] }],
+      'no-restricted-syntax': noElectronSyntax,
+    },
+  },
+);
