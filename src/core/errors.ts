@@ -34,6 +34,10 @@ export type ErrorCode =
   | 'IPC_BAD_SENDER'
   | 'IPC_BAD_INPUT'
   | 'IPC_UNKNOWN_METHOD'
+  | 'UNSUPPORTED_OS'
+  | 'SUDO_FAILED'
+  | 'PLAN_STEP_FAILED'
+  | 'VNC_SESSION_FAILED'
   | 'CANCELLED'
   | 'INTERNAL';
 
