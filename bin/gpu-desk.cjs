@@ -4,7 +4,8 @@
 'use strict';
 require('tsx/cjs');
 const { main } = require('../src/core/cli/main.ts');
-main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (err) => { process.stderr.write(`error: ${err && err.message ? err.message : String(err)}\n`); process.exitCode = 1; },
-);
+const exit = (code) => process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+main(process.argv.slice(2)).then(exit, (err) => {
+  process.stderr.write(`error: ${err && err.message ? err.message.split('\n')[0] : String(err)}\n`);
+  exit(1);
+});

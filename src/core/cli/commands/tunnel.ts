@@ -1,0 +1,139 @@
+import { GpuDeskError } from '../../errors';
+import { connectSsh, type SshConnection } from '../../ssh/connection';
+import type { ConnectionStateEvent } from '../../ssh/types';
+import { displayToPort, parseForwardSpec, type ForwardSpec } from '../../tunnels/forwardSpec';
+import { TunnelManager } from '../../tunnels/tunnelManager';
+import type { TunnelInfo } from '../../tunnels/tunnel';
+import { writeLine, type CliIo } from '../io';
+import { parseCommandArgs, UsageError } from '../parse';
+import { registerCommand } from '../registry';
+import { connectOptionsFromFlags, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
+
+const help = [
+  'Usage: gpu-desk tunnel <destination> --display N [options]',
+  '',
+  'Forward a local port on 127.0.0.1 to the VNC display :N (port 5900+N) of a server over SSH,',
+  'for any VNC viewer. Keeps the tunnel up: reconnects after network drops on the same local port.',
+  '',
+  '<destination> is user@host, host, a ~/.ssh/config alias or a saved profile name.',
+  '',
+  'Options:',
+  '  --display N              VNC display number on the server (0-99)',
+  '  --local-port P           local port (default 5900+N when free, else any free port)',
+  '  -L [127.0.0.1:]L:H:R     extra forward, e.g. -L 8888:localhost:8888 for Jupyter (repeatable)',
+  '  --json                   one JSON object per line on stdout (listening, reconnecting, ready, closed)',
+  ...sshOptionHelp,
+  '',
+  'Example:',
+  '  gpu-desk tunnel me@gpu-server --display 1 -L 6006:localhost:6006',
+].join('\n');
+
+function isHttpPort(port: number): boolean {
+  return [80, 443, 3000, 5000, 6006, 8000, 8080, 8501, 8787, 8888, 8889].includes(port);
+}
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('tunnel', args, {
+    ...sshOptionSpec,
+    display: { type: 'string', short: 'd' },
+    'local-port': { type: 'string' },
+    L: { type: 'string', short: 'L', multiple: true },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    writeLine(io.stdout, help);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? `Too many arguments: ${positionals.slice(1).join(' ')}` : 'The destination is missing', 'tunnel');
+  const destination = positionals[0];
+  const json = !!values.json;
+  const forwards: ForwardSpec[] = ((values.L as string[] | undefined) ?? []).map(parseForwardSpec);
+
+  let display: number | undefined;
+  if (values.display !== undefined) {
+    const d = String(values.display).replace(/^:/, '');
+    display = /^\d+$/.test(d) ? Number(d) : NaN;
+    displayToPort(display); // range check before any network work
+  } else if (!forwards.length) {
+    throw new UsageError('--display N is required (or at least one -L forward)', 'tunnel');
+  }
+  let localPort: number | undefined;
+  if (values['local-port'] !== undefined) {
+    const p = String(values['local-port']);
+    localPort = Number(p);
+    if (!/^\d+$/.test(p) || localPort < 1 || localPort > 65535) {
+      throw new GpuDeskError('BAD_ARGUMENT', `--local-port ${p} is not a port number`, 'use a number between 1 and 65535');
+    }
+  }
+
+  const emit = (obj: Record<string, unknown>) => { if (json) writeLine(io.stdout, JSON.stringify(obj)); };
+  const human = (line: string) => { if (!json) writeLine(io.stdout, line); };
+
+  const opts = await connectOptionsFromFlags(destination, values as SshOptionValues, io);
+  opts.reconnect = { enabled: true, ...(opts.reconnect ?? {}) };
+  if (io.env.GPU_DESK_RECONNECT_INITIAL_MS) opts.reconnect.initialDelayMs = Number(io.env.GPU_DESK_RECONNECT_INITIAL_MS);
+  const conn: SshConnection = await connectSsh(opts);
+  const tm = new TunnelManager(conn);
+  const closeAll = async () => {
+    await tm.closeAll();
+    await conn.close();
+  };
+  let main: TunnelInfo | undefined;
+  const extra: TunnelInfo[] = [];
+  try {
+    if (display !== undefined) main = await tm.openDisplay(display, { localPort });
+    for (const f of forwards) extra.push(await tm.openForward(f));
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+
+  const fwd = extra.map((t) => ({ local: `127.0.0.1:${t.localPort}`, remote: `${t.remoteHost}:${t.remotePort}` }));
+  if (main) {
+    emit({ event: 'listening', local: `127.0.0.1:${main.localPort}`, remote: `${main.remoteHost}:${main.remotePort}`, display: main.display, ...(fwd.length ? { forwards: fwd } : {}) });
+  } else {
+    emit({ event: 'listening', forwards: fwd });
+  }
+  human(`Connected to ${conn.label}.`);
+  if (main) {
+    human(`Display :${main.display} is on 127.0.0.1:${main.localPort}. Point a VNC viewer at it:`);
+    human(`  vncviewer 127.0.0.1::${main.localPort}        (TigerVNC / TurboVNC; RealVNC: 127.0.0.1:${main.localPort})`);
+  }
+  for (const t of extra) {
+    const url = isHttpPort(t.remotePort) ? `   http://127.0.0.1:${t.localPort}/` : '';
+    human(`Forward 127.0.0.1:${t.localPort} → ${t.remoteHost}:${t.remotePort} on the server${url}`);
+  }
+  human('Press Ctrl+C to close the tunnel.');
+
+  return new Promise<number>((resolve) => {
+    let finished = false;
+    const finish = async (code: number, reason: string, err?: string) => {
+      if (finished) return;
+      finished = true;
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await closeAll().catch(() => {});
+      emit({ event: 'closed', reason });
+      if (err) writeLine(io.stderr, `error: ${err}`);
+      else human('Tunnel closed.');
+      resolve(code);
+    };
+    const onSignal = (sig: NodeJS.Signals) => void finish(0, sig === 'SIGINT' ? 'interrupted' : 'terminated');
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    conn.on('state', (e: ConnectionStateEvent) => {
+      if (finished) return;
+      if (e.state === 'reconnecting') {
+        emit({ event: 'reconnecting', attempt: e.attempt, delayMs: e.delayMs });
+        if (!json) writeLine(io.stderr, `Connection lost; reconnecting (attempt ${e.attempt}) in ${((e.delayMs ?? 0) / 1000).toFixed(1)} s…`);
+      } else if (e.state === 'ready') {
+        emit({ event: 'ready', local: main ? `127.0.0.1:${main.localPort}` : undefined });
+        if (!json) writeLine(io.stderr, 'Reconnected; the tunnel is up again on the same port.');
+      } else if (e.state === 'closed') {
+        void finish(1, e.reason ?? 'connection closed', e.reason);
+      }
+    });
+  });
+}
+
+registerCommand({ name: 'tunnel', summary: 'forward a local port to a server\'s VNC display over SSH (tunnel-only mode)', help, run });

@@ -1,0 +1,53 @@
+import { isGpuDeskError, redactSecrets } from '../errors';
+import { processIo, writeLine, type CliIo } from './io';
+import { getCommand, listCommands } from './registry';
+import './commands/tunnel';
+
+const VERSION = '0.1.0';
+
+function usage(): string {
+  const cmds = listCommands();
+  const w = Math.max(...cmds.map((c) => c.name.length));
+  return [
+    'gpu-desk — use a headless GPU server as if its screen were on your desk',
+    '',
+    'Usage: gpu-desk <command> [options]',
+    '',
+    'Commands:',
+    ...cmds.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
+    '',
+    'Run "gpu-desk <command> --help" for a command\'s options.',
+  ].join('\n');
+}
+
+/** The whole CLI: returns the exit code; errors become one line on stderr starting "error: ". */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    if (name === 'help' && rest[0] && getCommand(rest[0])) {
+      writeLine(io.stdout, getCommand(rest[0])!.help);
+      return 0;
+    }
+    writeLine(io.stdout, usage());
+    return name ? 0 : 2;
+  }
+  if (name === '--version' || name === '-V') {
+    writeLine(io.stdout, VERSION);
+    return 0;
+  }
+  const cmd = getCommand(name);
+  if (!cmd) {
+    writeLine(io.stderr, `error: unknown command "${name}" — run "gpu-desk --help" for the list`);
+    return 2;
+  }
+  try {
+    return await cmd.run(rest, io);
+  } catch (e) {
+    if (isGpuDeskError(e)) {
+      writeLine(io.stderr, `error: ${redactSecrets(e.toLine())}`);
+      return e.code === 'BAD_ARGUMENT' ? 2 : 1;
+    }
+    writeLine(io.stderr, `error: ${redactSecrets((e as Error)?.message ?? String(e)).split('\n')[0]} — this is a bug in gpu-desk; please report it`);
+    return 1;
+  }
+}

@@ -1,0 +1,44 @@
+import { createInterface } from 'node:readline';
+import type { CliIo } from './io';
+
+/** Ask one line on the terminal; hidden input for secrets (nothing echoed, nothing kept). */
+export function ask(io: CliIo, question: string, opts: { hidden?: boolean } = {}): Promise<string | null> {
+  return new Promise((resolve) => {
+    const { stdin, stderr } = io;
+    if (opts.hidden && stdin.isTTY && stdin.setRawMode) {
+      stderr.write(question);
+      let buf = '';
+      stdin.setRawMode(true);
+      stdin.resume();
+      const onData = (d: Buffer) => {
+        for (const ch of d.toString('utf8')) {
+          if (ch === '\r' || ch === '\n') return finish(buf);
+          if (ch === '\u0003' || ch === '\u0004') return finish(null);
+          if (ch === '\u007f' || ch === '\b') buf = buf.slice(0, -1);
+          else buf += ch;
+        }
+      };
+      const finish = (v: string | null) => {
+        stdin.off('data', onData);
+        stdin.setRawMode?.(false);
+        stdin.pause();
+        stderr.write('\n');
+        resolve(v);
+      };
+      stdin.on('data', onData);
+      return;
+    }
+    const rl = createInterface({ input: stdin, output: stderr, terminal: false });
+    stderr.write(question);
+    let answered = false;
+    rl.once('line', (l) => { answered = true; rl.close(); resolve(l); });
+    rl.once('close', () => { if (!answered) resolve(null); });
+  });
+}
+
+/** Read all of stdin (for --password-stdin); trailing newline removed. */
+export async function readAllStdin(io: CliIo): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of io.stdin) chunks.push(Buffer.from(c as Buffer));
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}

@@ -1,0 +1,25 @@
+import type { CliIo } from './io';
+
+export interface CliCommand {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  /** Full help text (usage and options). */
+  help: string;
+  run(args: string[], io: CliIo): Promise<number>;
+}
+
+const commands = new Map<string, CliCommand>();
+
+/** Each command module registers itself; main.ts imports the modules. */
+export function registerCommand(c: CliCommand): void {
+  commands.set(c.name, c);
+}
+
+export function getCommand(name: string): CliCommand | undefined {
+  return commands.get(name);
+}
+
+export function listCommands(): CliCommand[] {
+  return [...commands.values()];
+}

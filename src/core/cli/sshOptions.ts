@@ -1,0 +1,117 @@
+import path from 'node:path';
+import { GpuDeskError } from '../errors';
+import { appPaths } from '../profiles/appPaths';
+import type { ConnectOptions, ConnectCallbacks } from '../ssh/types';
+import type { CliIo } from './io';
+import { writeLine } from './io';
+import { ask } from './prompts';
+
+/** Options every command that takes <destination> accepts (the same meaning as OpenSSH's). */
+export const sshOptionSpec = {
+  port: { type: 'string', short: 'p' },
+  identity: { type: 'string', short: 'i', multiple: true },
+  jump: { type: 'string', short: 'J' },
+  user: { type: 'string', short: 'l' },
+  'ssh-config': { type: 'string', short: 'F' },
+  'known-hosts': { type: 'string' },
+  'accept-new-host-key': { type: 'boolean' },
+  'no-agent': { type: 'boolean' },
+} as const;
+
+export const sshOptionHelp = [
+  '  -p PORT                  SSH port (default 22, or Port from ~/.ssh/config)',
+  '  -i FILE                  private key file (repeatable)',
+  '  -J [user@]host[:port]    jump host(s), comma-separated (like ssh -J)',
+  '  -l USER                  remote user',
+  '  -F FILE|none             ssh config file (default ~/.ssh/config)',
+  '  --known-hosts FILE       use FILE as gpu-desk\'s own known-hosts file',
+  '  --accept-new-host-key    without a terminal, save unknown host keys (changed keys are still refused)',
+  '  --no-agent               do not use ssh-agent',
+];
+
+export type SshOptionValues = {
+  port?: string;
+  identity?: string[];
+  jump?: string;
+  user?: string;
+  'ssh-config'?: string;
+  'known-hosts'?: string;
+  'accept-new-host-key'?: boolean;
+  'no-agent'?: boolean;
+};
+
+/**
+ * Turns a profile name into connection options. Installed by the profiles module so every command
+ * that takes <destination> also takes a saved profile's name.
+ */
+export type DestinationResolver = (destination: string, io: CliIo) => Promise<Partial<ConnectOptions> | null>;
+let resolver: DestinationResolver | null = null;
+export function setDestinationResolver(r: DestinationResolver | null): void {
+  resolver = r;
+}
+
+/** Host-key questions and secret prompts on a terminal; without one, only what flags allow. */
+export function terminalCallbacks(io: CliIo, acceptNew: boolean): ConnectCallbacks {
+  // Without a terminal and without --accept-new-host-key there is nobody to ask: the connection
+  // layer then refuses unknown keys with an error that names the fingerprint and this flag.
+  const canDecide = io.interactive || acceptNew;
+  return {
+    onUnknownHostKey: !canDecide ? undefined : async (p) => {
+      const hop = p.hop > 0 ? ` (hop ${p.hop + 1})` : '';
+      if (!io.interactive) {
+        writeLine(io.stderr, `Warning: saved the new ${p.keyType} host key of ${p.host}${hop}: ${p.fingerprint}`);
+        return 'accept-save';
+      }
+      writeLine(io.stderr, `The authenticity of host '${p.host}'${hop} can't be established.`);
+      writeLine(io.stderr, `${p.keyType} key fingerprint is ${p.fingerprint}.`);
+      for (;;) {
+        const a = (await ask(io, 'Accept it? [y]es and save / [o]nce / [n]o: '))?.trim().toLowerCase();
+        if (a === null || a === undefined || a === 'n' || a === 'no') return 'reject';
+        if (a === 'y' || a === 'yes') return 'accept-save';
+        if (a === 'o' || a === 'once') return 'accept-once';
+      }
+    },
+    askPassphrase: io.interactive ? (p) => ask(io, `Enter passphrase for key '${p.keyLabel}': `, { hidden: true }) : undefined,
+    askPassword: io.interactive ? (p) => ask(io, `${p.user}@${p.host}'s password: `, { hidden: true }) : undefined,
+    keyboardInteractive: io.interactive
+      ? async (p) => {
+          if (p.instructions) writeLine(io.stderr, p.instructions);
+          const answers: string[] = [];
+          for (const q of p.prompts) {
+            const a = await ask(io, q.prompt, { hidden: !q.echo });
+            if (a === null) return null;
+            answers.push(a);
+          }
+          return answers;
+        }
+      : undefined,
+  };
+}
+
+export async function connectOptionsFromFlags(destination: string, v: SshOptionValues, io: CliIo): Promise<ConnectOptions> {
+  let port: number | undefined;
+  if (v.port !== undefined) {
+    port = Number(v.port);
+    if (!/^\d+$/.test(v.port) || port < 1 || port > 65535) {
+      throw new GpuDeskError('BAD_ARGUMENT', `-p ${v.port} is not a port number`, 'use a number between 1 and 65535');
+    }
+  }
+  const fromProfile = resolver ? await resolver(destination, io) : null;
+  const sshConfig = v['ssh-config'];
+  const base: ConnectOptions = {
+    destination,
+    appKnownHostsFile: path.resolve(v['known-hosts'] ?? io.env.GPU_DESK_KNOWN_HOSTS ?? appPaths({ env: io.env }).knownHostsFile),
+    ...(fromProfile ?? {}),
+  };
+  return {
+    ...base,
+    ...(port !== undefined ? { port } : {}),
+    ...(v.user ? { user: v.user } : {}),
+    ...(v.identity?.length ? { identityFiles: v.identity.map((f) => path.resolve(f)) } : {}),
+    ...(v.jump ? { jump: v.jump.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+    ...(sshConfig ? { sshConfigPath: sshConfig === 'none' ? null : path.resolve(sshConfig) } : {}),
+    ...(v['known-hosts'] ? { appKnownHostsFile: path.resolve(v['known-hosts']) } : {}),
+    ...(v['no-agent'] ? { agent: false } : {}),
+    callbacks: terminalCallbacks(io, !!v['accept-new-host-key']),
+  };
+}

@@ -1,0 +1,120 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { checkHostKey, entryMatchesHost, knownHostsName, parseKnownHosts } from '../../../src/core/ssh/knownHosts';
+import { hostConfig, parseSshConfig } from '../../../src/core/ssh/sshConfig';
+import { parseDestination } from '../../../src/core/ssh/destination';
+import { parseForwardSpec, displayToPort } from '../../../src/core/tunnels/forwardSpec';
+import { sha256Fingerprint, keyTypeOfBlob } from '../../../src/core/ssh/fingerprint';
+
+function blob(type: string, body: string): Buffer {
+  const t = Buffer.from(type);
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(t.length);
+  return Buffer.concat([len, t, Buffer.from(body)]);
+}
+const K1 = blob('ssh-ed25519', 'key-one');
+const K2 = blob('ssh-ed25519', 'key-two');
+const R1 = blob('ssh-rsa', 'rsa-one');
+
+function hashed(name: string): string {
+  const salt = randomBytes(20);
+  return `|1|${salt.toString('base64')}|${createHmac('sha1', salt).update(name).digest('base64')}`;
+}
+
+describe('known_hosts', () => {
+  const text = [
+    '# comment',
+    `gpu1,10.0.0.5 ssh-ed25519 ${K1.toString('base64')}`,
+    `[gpu2]:2222 ssh-ed25519 ${K1.toString('base64')}`,
+    `${hashed('[gpu3]:2200')} ssh-ed25519 ${K2.toString('base64')}`,
+    `*.lab,!bad.lab ssh-rsa ${R1.toString('base64')}`,
+    `@revoked * ssh-ed25519 ${blob('ssh-ed25519', 'stolen').toString('base64')}`,
+    '@cert-authority *.corp ssh-ed25519 AAAA',
+    'garbage line',
+  ].join('\n');
+  const entries = parseKnownHosts(text, 'kh');
+
+  it('parses plain, [host]:port, hashed and marked lines; skips comments and junk', () => {
+    expect(entries.map((e) => e.marker)).toEqual([null, null, null, null, '@revoked', '@cert-authority']);
+    expect(entries[0].line).toBe(2);
+  });
+  it('names: host on 22, [host]:port otherwise', () => {
+    expect(knownHostsName('h', 22)).toBe('h');
+    expect(knownHostsName('h', 2222)).toBe('[h]:2222');
+  });
+  it('matches plain lists, ports, hashes, globs and negations', () => {
+    expect(entryMatchesHost(entries[0], '10.0.0.5')).toBe(true);
+    expect(entryMatchesHost(entries[1], '[gpu2]:2222')).toBe(true);
+    expect(entryMatchesHost(entries[1], 'gpu2')).toBe(false);
+    expect(entryMatchesHost(entries[2], '[gpu3]:2200')).toBe(true);
+    expect(entryMatchesHost(entries[2], '[gpu3]:22')).toBe(false);
+    expect(entryMatchesHost(entries[3], 'a.lab')).toBe(true);
+    expect(entryMatchesHost(entries[3], 'bad.lab')).toBe(false);
+  });
+  it('known / changed / unknown / revoked, like OpenSSH', () => {
+    expect(checkHostKey(entries, ['gpu1'], 'ssh-ed25519', K1).status).toBe('known');
+    const ch = checkHostKey(entries, ['gpu1'], 'ssh-ed25519', K2);
+    expect(ch).toMatchObject({ status: 'changed', expected: [{ fingerprint: sha256Fingerprint(K1), file: 'kh', line: 2 }] });
+    expect(checkHostKey(entries, ['a.lab'], 'rsa-sha2-512', blob('ssh-rsa', 'other')).status).toBe('changed');
+    expect(checkHostKey(entries, ['gpu1'], 'ecdsa-sha2-nistp256', blob('ecdsa-sha2-nistp256', 'x'))).toEqual({ status: 'unknown', otherTypes: ['ssh-ed25519'] });
+    expect(checkHostKey(entries, ['new-host'], 'ssh-ed25519', K1).status).toBe('unknown');
+    expect(checkHostKey(entries, ['any'], 'ssh-ed25519', blob('ssh-ed25519', 'stolen')).status).toBe('revoked');
+  });
+  it('fingerprints are OpenSSH SHA256 without padding; the key type comes from the blob', () => {
+    expect(sha256Fingerprint(K1)).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+    expect(keyTypeOfBlob(K1)).toBe('ssh-ed25519');
+  });
+});
+
+describe('~/.ssh/config', () => {
+  const cfg = parseSshConfig([
+    'Host gpu gpu-alias',
+    '  HostName 10.1.2.3',
+    '  User alice',
+    '  Port 2222',
+    '  IdentityFile ~/.ssh/id_gpu',
+    '  IdentityFile ~/.ssh/id_%h',
+    '  ProxyJump bastion1,bob@bastion2:2200',
+    '  ServerAliveInterval 10',
+    '  ServerAliveCountMax 4',
+    'Host *',
+    '  User fallback',
+    '  ServerAliveInterval 99',
+  ].join('\n'));
+  it('first value wins; IdentityFile accumulates; ProxyJump chains split', () => {
+    const hc = hostConfig(cfg, 'gpu-alias');
+    expect(hc).toMatchObject({
+      hostName: '10.1.2.3', user: 'alice', port: 2222,
+      identityFiles: ['~/.ssh/id_gpu', '~/.ssh/id_%h'],
+      proxyJump: ['bastion1', 'bob@bastion2:2200'],
+      serverAliveIntervalS: 10, serverAliveCountMax: 4,
+    });
+    expect(hostConfig(cfg, 'other')).toMatchObject({ user: 'fallback', serverAliveIntervalS: 99 });
+  });
+  it('errors name the line', () => {
+    expect(() => parseSshConfig('Host a\n  Port abc\n', 'cfg')).toThrow(/cfg line 2/);
+    expect(() => parseSshConfig('Host\n', 'cfg')).toThrow(/cfg line 1/);
+    expect(() => parseSshConfig('Host a\n  ===\n', 'cfg')).toThrow(/line 2/);
+  });
+});
+
+describe('destinations and forwards', () => {
+  it('destinations', () => {
+    expect(parseDestination('gpu')).toEqual({ host: 'gpu', user: undefined, port: undefined });
+    expect(parseDestination('me@gpu')).toMatchObject({ user: 'me', host: 'gpu' });
+    expect(parseDestination('ssh://me@gpu:2222')).toMatchObject({ user: 'me', host: 'gpu', port: 2222 });
+    expect(parseDestination('[::1]:2222', { allowPort: true })).toMatchObject({ host: '::1', port: 2222 });
+    expect(parseDestination('me@j:2200', { allowPort: true })).toMatchObject({ host: 'j', port: 2200 });
+    for (const bad of ['', '@h', 'h;rm', '-oProxyCommand=x', 'a b']) expect(() => parseDestination(bad)).toThrow(/destination|empty/);
+  });
+  it('-L specs and displays', () => {
+    expect(parseForwardSpec('8888:localhost:8888')).toEqual({ localPort: 8888, remoteHost: 'localhost', remotePort: 8888 });
+    expect(parseForwardSpec('127.0.0.1:0:[::1]:6006')).toEqual({ localPort: 0, remoteHost: '::1', remotePort: 6006 });
+    expect(() => parseForwardSpec('0.0.0.0:1:h:2')).toThrow(/127\.0\.0\.1/);
+    expect(() => parseForwardSpec('1:h:70000')).toThrow(/out of range/);
+    expect(() => parseForwardSpec('x:h:1')).toThrow(/Bad -L/);
+    expect(displayToPort(0)).toBe(5900);
+    expect(displayToPort(99)).toBe(5999);
+    expect(() => displayToPort(-1)).toThrow(/out of range/);
+  });
+});
