@@ -173,6 +173,24 @@ describe('~/.ssh/config and ProxyJump', () => {
     await expectCode(connectSsh({ ...bedOptions(bed), appKnownHostsFile: kh, jump: [`${bed2.user}@127.0.0.1:${bed2.port}`] }), 'HOST_KEY_CHANGED');
   });
 
+  it('a two-hop chain given as -J j1,j2 (comma-separated), each hop with its own key from the config', async () => {
+    const bed3 = await startSshd();
+    const cfg = path.join(makeTempDir('gd-cfg-'), 'config');
+    fs.writeFileSync(cfg, [
+      'Host j1', '  HostName 127.0.0.1', `  Port ${bed2.port}`, `  User ${bed2.user}`, `  IdentityFile ${bed2.userKeyPath}`,
+      'Host j2', '  HostName 127.0.0.1', `  Port ${bed3.port}`, `  User ${bed3.user}`, `  IdentityFile ${bed3.userKeyPath}`, '',
+    ].join('\n'));
+    const prompts: HostKeyPrompt[] = [];
+    const c = await connectSsh({
+      ...bedOptions(bed), sshConfigPath: cfg, jump: ['j1', 'j2'],
+      callbacks: { onUnknownHostKey: async (p) => { prompts.push(p); return 'accept-once'; } },
+    });
+    expect(prompts.map((p) => p.fingerprint)).toEqual([bed2.hostKeyFingerprint, bed3.hostKeyFingerprint, bed.hostKeyFingerprint]);
+    expect((await c.exec('echo $SSH_CONNECTION')).stdout).toMatch(/^127\.0\.0\.1 /);
+    await c.close();
+    await bed3.stop();
+  });
+
   it('a malformed ssh config is a one-line error naming the line', async () => {
     const cfg = path.join(makeTempDir('gd-cfg-'), 'config');
     fs.writeFileSync(cfg, 'Host x\n  Port twenty-two\n');

@@ -159,3 +159,56 @@ describe('reconnect', () => {
     expect(states.at(-1)).toMatchObject({ state: 'closed' });
   });
 });
+
+/** A TCP relay that can go silent (a dead Wi-Fi or VPN: no RST, just nothing). */
+function freezableRelay(targetPort: number): Promise<{ port: number; freeze: () => void; thaw: () => void; close: () => void }> {
+  let frozen = false;
+  const pairs = new Set<[net.Socket, net.Socket]>();
+  const srv = net.createServer((a) => {
+    if (frozen) return; // swallow new connections while frozen
+    const b = net.connect({ host: '127.0.0.1', port: targetPort });
+    const pair: [net.Socket, net.Socket] = [a, b];
+    pairs.add(pair);
+    a.on('data', (d) => { if (!frozen) b.write(d); });
+    b.on('data', (d) => { if (!frozen) a.write(d); });
+    const end = () => { a.destroy(); b.destroy(); pairs.delete(pair); };
+    a.on('error', end); b.on('error', end); a.on('close', end); b.on('close', end);
+  });
+  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({
+    port: (srv.address() as net.AddressInfo).port,
+    freeze: () => { frozen = true; },
+    thaw: () => {
+      frozen = false;
+      // The old path is dead for good, as after a real outage.
+      for (const [a, b] of pairs) { a.destroy(); b.destroy(); }
+    },
+    close: () => { for (const [a, b] of pairs) { a.destroy(); b.destroy(); } srv.close(); },
+  })));
+}
+
+describe('keepalive', () => {
+  it('a silent link (no RST) is detected by keepalive probes and the tunnel comes back after it', async () => {
+    const relay = await freezableRelay(bed.port);
+    const states: string[] = [];
+    const conn = await connectSsh(bedOptions(bed, {
+      port: relay.port,
+      userKnownHostsFiles: [],
+      keepaliveIntervalMs: 300,
+      keepaliveCountMax: 2,
+      reconnect: { enabled: true, initialDelayMs: 200, maxDelayMs: 500 },
+    }));
+    conn.on('state', (e: ConnectionStateEvent) => states.push(e.state));
+    const tm = new TunnelManager(conn);
+    const t = await tm.openDisplay(xvnc.display);
+    relay.freeze();
+    for (let i = 0; i < 50 && conn.state === 'ready'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(conn.state).toBe('reconnecting');
+    relay.thaw();
+    await conn.whenReady(15_000);
+    expect(await readBanner(t.localPort)).toBe('RFB 003.008\n');
+    expect(states).toEqual(expect.arrayContaining(['reconnecting', 'ready']));
+    await tm.closeAll();
+    await conn.close();
+    relay.close();
+  });
+});
