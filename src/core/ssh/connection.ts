@@ -219,6 +219,8 @@ export class SshConnection extends EventEmitter implements SshSession {
       } as ConnectConfig;
       try {
         client.connect(config);
+        // VNC input and small updates are latency-bound: no Nagle delay on the SSH socket (OpenSSH does the same for interactive use).
+        client.setNoDelay(true);
       } catch (e) {
         fail(e);
       }
