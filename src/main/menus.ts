@@ -104,7 +104,8 @@ export function trayMenuTemplate(
       submenu: [
         { label: `Copy Viewer Address (${address})`, click: () => act.copy(address) },
         { label: 'Copy TigerVNC Command', click: () => act.copy(t.commands.tigervnc) },
-        ...t.forwards.filter((f) => f.http && f.url).map((f) => ({ label: `Open ${f.url}`, click: () => act.openExternal(f.url as string) })),
+        // Forwards the core recognised as web services carry a URL (Jupyter, TensorBoard…).
+        ...t.forwards.filter((f) => typeof f.url === 'string' && /^https?:/.test(f.url)).map((f) => ({ label: `Open ${f.url}`, click: () => act.openExternal(f.url as string) })),
         { type: 'separator' },
         { label: 'Close Tunnel', click: () => act.closeTunnel(t.id) },
       ],

@@ -124,7 +124,10 @@ describe('menus', () => {
   it('the tray lists each tunnel with copy, open-forward and close actions', () => {
     const t: TunnelView = {
       id: 't1', connectionId: 'c1', localHost: '127.0.0.1', localPort: 5901, display: 1, remotePort: 5901,
-      forwards: [{ localPort: 8888, remoteHost: '127.0.0.1', remotePort: 8888, http: true, url: 'http://127.0.0.1:8888/' }],
+      forwards: [
+        { kind: 'local', localPort: 8888, remoteHost: '127.0.0.1', remotePort: 8888, url: 'http://127.0.0.1:8888/' },
+        { kind: 'local', localPort: 2222, remoteHost: '10.0.0.2', remotePort: 22, url: null },
+      ] as TunnelView['forwards'],
       bytesIn: 0, bytesOut: 0, clients: 0,
       commands: { turbovnc: 'vncviewer 127.0.0.1::5901', tigervnc: 'xtigervncviewer 127.0.0.1::5901', realvnc: 'vncviewer 127.0.0.1:5901' },
     };
