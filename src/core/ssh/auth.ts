@@ -36,17 +36,35 @@ export function defaultIdentityFiles(): string[] {
   return ['id_ed25519', 'id_ecdsa', 'id_ecdsa_sk', 'id_ed25519_sk', 'id_rsa'].map((n) => path.join(dir, n));
 }
 
-/** ssh-agent location: explicit, else SSH_AUTH_SOCK, else the Windows OpenSSH agent pipe. */
-export function resolveAgent(setting: boolean | string | undefined, identityAgent?: string): string | undefined {
+/**
+ * ssh-agent location: explicit, else IdentityAgent from ~/.ssh/config, else SSH_AUTH_SOCK, else on
+ * Windows the OpenSSH agent's pipe when it exists, else Pageant.
+ */
+export function resolveAgent(
+  setting: boolean | string | undefined,
+  identityAgent?: string,
+  sys: { platform: NodeJS.Platform; env: NodeJS.ProcessEnv; exists: (p: string) => boolean } = {
+    platform: process.platform,
+    env: process.env,
+    exists: fs.existsSync,
+  },
+): string | undefined {
   if (setting === false) return undefined;
   if (typeof setting === 'string' && setting) return setting;
-  if (identityAgent && identityAgent.toLowerCase() !== 'none') {
-    return identityAgent === 'SSH_AUTH_SOCK' ? process.env.SSH_AUTH_SOCK : identityAgent;
+  if (identityAgent) {
+    if (identityAgent.toLowerCase() === 'none') return undefined;
+    if (identityAgent !== 'SSH_AUTH_SOCK') return expandHomeDir(identityAgent);
   }
-  if (identityAgent?.toLowerCase() === 'none') return undefined;
-  if (process.env.SSH_AUTH_SOCK) return process.env.SSH_AUTH_SOCK;
-  if (process.platform === 'win32') return '\\\\.\\pipe\\openssh-ssh-agent';
+  if (sys.env.SSH_AUTH_SOCK) return sys.env.SSH_AUTH_SOCK;
+  if (sys.platform === 'win32') {
+    const pipe = '\\\\.\\pipe\\openssh-ssh-agent';
+    return sys.exists(pipe) ? pipe : 'pageant';
+  }
   return undefined;
+}
+
+function expandHomeDir(p: string): string {
+  return p.startsWith('~/') ? path.join(os.homedir(), p.slice(2)) : p;
 }
 
 function isEncryptedKeyError(e: Error): boolean {

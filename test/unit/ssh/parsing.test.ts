@@ -118,3 +118,18 @@ describe('destinations and forwards', () => {
     expect(() => displayToPort(-1)).toThrow(/out of range/);
   });
 });
+
+describe('ssh-agent discovery', async () => {
+  const { resolveAgent } = await import('../../../src/core/ssh/auth');
+  const sys = (platform: NodeJS.Platform, env: NodeJS.ProcessEnv, pipes: string[] = []) => ({ platform, env, exists: (p: string) => pipes.includes(p) });
+  it('SSH_AUTH_SOCK, the Windows OpenSSH pipe, Pageant, IdentityAgent and off', () => {
+    expect(resolveAgent(undefined, undefined, sys('linux', { SSH_AUTH_SOCK: '/tmp/a.sock' }))).toBe('/tmp/a.sock');
+    expect(resolveAgent(undefined, undefined, sys('linux', {}))).toBeUndefined();
+    expect(resolveAgent(undefined, undefined, sys('win32', {}, ['\\\\.\\pipe\\openssh-ssh-agent']))).toBe('\\\\.\\pipe\\openssh-ssh-agent');
+    expect(resolveAgent(undefined, undefined, sys('win32', {}))).toBe('pageant');
+    expect(resolveAgent(undefined, 'none', sys('linux', { SSH_AUTH_SOCK: '/tmp/a.sock' }))).toBeUndefined();
+    expect(resolveAgent(undefined, '/run/agent', sys('linux', { SSH_AUTH_SOCK: '/tmp/a.sock' }))).toBe('/run/agent');
+    expect(resolveAgent(false, undefined, sys('linux', { SSH_AUTH_SOCK: '/tmp/a.sock' }))).toBeUndefined();
+    expect(resolveAgent('pageant', undefined, sys('linux', {}))).toBe('pageant');
+  });
+});
