@@ -32,7 +32,7 @@ export function loadConfig(opts: Pick<ConnectOptions, 'sshConfigPath'>): SSHConf
 function resolveHop(
   spec: string,
   config: SSHConfig | null,
-  overrides: { user?: string; port?: number; identityFiles?: string[] },
+  overrides: { user?: string; port?: number; identityFiles?: string[]; onlyGivenKeys?: boolean },
   allowPort: boolean,
 ): ResolvedHop {
   const d = parseDestination(spec, { allowPort });
@@ -42,8 +42,8 @@ function resolveHop(
   const user = d.user ?? overrides.user ?? hc.user ?? os.userInfo().username;
   const ctx = { host: d.host, hostName, port, user };
   const explicit = overrides.identityFiles ?? [];
-  let identityFiles = [...explicit.map((f) => path.resolve(f)), ...finishIdentityFiles(hc.identityFiles, ctx)];
-  if (!hc.identitiesOnly && !identityFiles.length) identityFiles = defaultIdentityFiles();
+  let identityFiles = [...explicit.map((f) => path.resolve(f)), ...(overrides.onlyGivenKeys ? [] : finishIdentityFiles(hc.identityFiles, ctx))];
+  if (!hc.identitiesOnly && !overrides.onlyGivenKeys && !identityFiles.length) identityFiles = defaultIdentityFiles();
   identityFiles = [...new Set(identityFiles)];
   for (const f of explicit) {
     if (!fs.existsSync(f)) {
@@ -60,7 +60,7 @@ function resolveHop(
 
 /** Destination + options + ~/.ssh/config → the chain of hops to dial. */
 export function resolveTarget(opts: ConnectOptions, config: SSHConfig | null = loadConfig(opts)): ResolvedTarget {
-  const target = resolveHop(opts.destination, config, { user: opts.user, port: opts.port, identityFiles: opts.identityFiles }, true);
+  const target = resolveHop(opts.destination, config, { user: opts.user, port: opts.port, identityFiles: opts.identityFiles, onlyGivenKeys: opts.onlyGivenKeys }, true);
   const jumpSpecs = opts.jump ?? target.hostConfig.proxyJump ?? [];
   const hops = jumpSpecs.map((j) => resolveHop(j, config, {}, true));
   const hc = target.hostConfig;

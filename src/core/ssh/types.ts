@@ -62,6 +62,8 @@ export interface ConnectOptions {
   port?: number;
   user?: string;
   identityFiles?: string[];
+  /** Offer only keySources and explicit identityFiles on the target: no default ~/.ssh/id_* and no ssh-config IdentityFile (proving one key works). */
+  onlyGivenKeys?: boolean;
   /** ProxyJump hops in order, each "user@host:port" or alias; overrides ~/.ssh/config's ProxyJump. */
   jump?: string[];
   /** Path of an ssh config file; default ~/.ssh/config; null = read none. */
