@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { GpuDeskError } from '../errors';
+import { makeProfile, type NewProfile, type ProfileStore } from './profileStore';
+import { describeZodError, profileSchema, SCHEMA_VERSION, type Profile } from './schema';
+
+/**
+ * Profiles moved between machines. Only what is in the profiles file travels (it never holds a
+ * secret); a remembered password is not exported, so "remember" is turned off, and a keychain key
+ * reference is kept only if that key exists where the file is imported.
+ */
+export const EXPORT_FORMAT = 'gpu-desk-profiles';
+
+const exportSchema = z.object({
+  format: z.literal(EXPORT_FORMAT, { error: `not a gpu-desk profiles export (format must be "${EXPORT_FORMAT}")` }),
+  schemaVersion: z.number().int().min(1).max(SCHEMA_VERSION, { error: 'exported by a newer gpu-desk; update this one first' }),
+  profiles: z.array(z.unknown()),
+});
+
+export interface ExportDoc {
+  format: typeof EXPORT_FORMAT;
+  schemaVersion: number;
+  exportedAt: string;
+  profiles: Omit<Profile, 'id' | 'createdAt' | 'updatedAt'>[];
+}
+
+export async function exportProfiles(store: ProfileStore, names?: string[]): Promise<ExportDoc> {
+  const all = await store.list();
+  const missing = names?.find((n) => !all.some((p) => p.name === n));
+  if (missing) throw new GpuDeskError('PROFILE_NOT_FOUND', `no profile named "${missing}"`, 'see "gpu-desk profiles list"');
+  const chosen = names?.length ? all.filter((p) => names.includes(p.name)) : all;
+  return {
+    format: EXPORT_FORMAT,
+    schemaVersion: SCHEMA_VERSION,
+    exportedAt: new Date().toISOString(),
+    profiles: chosen.map(({ id: _id, createdAt: _c, updatedAt: _u, ...rest }) => ({
+      ...rest,
+      auth: rest.auth.kind === 'password' ? { kind: 'password' as const, remember: false } : rest.auth,
+    })),
+  };
+}
+
+export interface ExchangeImportResult {
+  added: Profile[];
+  replaced: Profile[];
+  skipped: { name: string; reason: string }[];
+  warnings: string[];
+}
+
+/** Validate the whole export first: one bad profile refuses the import, and nothing is changed. */
+export async function importProfiles(store: ProfileStore, text: string, opts: { replace?: boolean; source?: string } = {}): Promise<ExchangeImportResult> {
+  const source = opts.source ?? 'the import file';
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new GpuDeskError('PROFILE_INVALID', `${source} is not valid JSON (${(e as Error).message.split('\n')[0]})`, 'pass a file written by "gpu-desk profiles export"');
+  }
+  const head = exportSchema.safeParse(raw);
+  if (!head.success) throw new GpuDeskError('PROFILE_INVALID', `${source}: ${describeZodError(head.error)}`, 'pass a file written by "gpu-desk profiles export"');
+  const inputs: NewProfile[] = head.data.profiles.map((p, i) => {
+    const now = new Date().toISOString();
+    const parsed = profileSchema.safeParse({ ...(p as object), id: 'import-placeholder', createdAt: now, updatedAt: now });
+    if (!parsed.success) {
+      const name = (p as { name?: unknown })?.name;
+      throw new GpuDeskError('PROFILE_INVALID', `${source}: profile ${typeof name === 'string' ? `"${name}"` : `#${i + 1}`}: ${describeZodError(parsed.error)}`, 'fix that entry; nothing was imported');
+    }
+    const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = parsed.data;
+    return rest;
+  });
+  const result: ExchangeImportResult = { added: [], replaced: [], skipped: [], warnings: [] };
+  await store.update((doc) => {
+    for (const input of inputs) {
+      let fresh = makeProfile(input);
+      if (fresh.auth.kind === 'keychain-key' && !doc.keys.some((k) => k.name === (fresh.auth as { key: string }).key)) {
+        result.warnings.push(`${fresh.name}: keychain key "${fresh.auth.key}" is not on this machine; the profile uses auto authentication`);
+        fresh = { ...fresh, auth: { kind: 'auto' } };
+      }
+      const i = doc.profiles.findIndex((p) => p.name === fresh.name);
+      if (i < 0) {
+        doc.profiles.push(fresh);
+        result.added.push(fresh);
+      } else if (opts.replace) {
+        doc.profiles[i] = { ...fresh, id: doc.profiles[i].id, createdAt: doc.profiles[i].createdAt };
+        result.replaced.push(doc.profiles[i]);
+      } else {
+        result.skipped.push({ name: fresh.name, reason: 'a profile with this name exists (use --replace)' });
+      }
+    }
+  });
+  return result;
+}

@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { GpuDeskError, isGpuDeskError } from '../errors';
+import { appPaths, ensureDir } from './appPaths';
+import { writeFileAtomic } from './atomicFile';
+import { withFileLock, type LockOptions } from './fileLock';
+import { migrate } from './migrations';
+import {
+  describeZodError,
+  emptyDoc,
+  profileSchema,
+  storeDocSchema,
+  type KeyRecord,
+  type Profile,
+  type ProfileInput,
+  type StoreDoc,
+} from './schema';
+
+export interface ProfileStoreOptions {
+  /** Default: appPaths().profilesFile (GPU_DESK_HOME or the platform data directory). */
+  file?: string;
+  /** Where the one-line "file was broken, backup used" notice goes. Default: stderr. */
+  notice?: (line: string) => void;
+  lock?: LockOptions;
+}
+
+/** What a new profile needs; id and timestamps are filled in. */
+export type NewProfile = Omit<ProfileInput, 'id' | 'createdAt' | 'updatedAt'>;
+
+type Loaded = { ok: true; doc: StoreDoc } | { ok: false; reason: string };
+
+/**
+ * Profiles and key metadata in one JSON file. Every read is validated; every change is a locked
+ * read-modify-write with an atomic replace, so concurrent processes lose no update and a crash
+ * leaves the old or the new file. A broken file is moved aside, never overwritten.
+ */
+export class ProfileStore {
+  readonly file: string;
+  private readonly notice: (line: string) => void;
+  private readonly lockOpts: LockOptions;
+
+  constructor(opts: ProfileStoreOptions = {}) {
+    this.file = path.resolve(opts.file ?? appPaths().profilesFile);
+    this.notice = opts.notice ?? ((line) => process.stderr.write(`gpu-desk: ${line}\n`));
+    this.lockOpts = opts.lock ?? {};
+  }
+
+  get backupFile(): string {
+    return `${this.file}.bak`;
+  }
+
+  async read(): Promise<StoreDoc> {
+    const first = this.load(this.file);
+    if (first.ok) return first.doc;
+    return this.locked(() => this.loadOrRecover());
+  }
+
+  /** Locked read-modify-write: `fn` changes `doc` in place; the result is validated and saved. */
+  async update<T>(fn: (doc: StoreDoc) => T | Promise<T>): Promise<T> {
+    return this.locked(async () => {
+      const doc = this.loadOrRecover();
+      const result = await fn(doc);
+      this.save(doc);
+      return result;
+    });
+  }
+
+  async list(): Promise<Profile[]> {
+    return (await this.read()).profiles;
+  }
+
+  async find(name: string): Promise<Profile | undefined> {
+    return (await this.read()).profiles.find((p) => p.name === name);
+  }
+
+  async get(name: string): Promise<Profile> {
+    const p = await this.find(name);
+    if (!p) throw notFound(name);
+    return p;
+  }
+
+  async add(input: NewProfile, opts: { replace?: boolean } = {}): Promise<Profile> {
+    const profile = makeProfile(input);
+    return this.update((doc) => {
+      const i = doc.profiles.findIndex((p) => p.name === profile.name);
+      if (i >= 0 && !opts.replace) {
+        throw new GpuDeskError('PROFILE_EXISTS', `a profile named "${profile.name}" already exists`, 'pick another name or remove the old profile first');
+      }
+      if (i >= 0) {
+        const replaced = { ...profile, id: doc.profiles[i].id, createdAt: doc.profiles[i].createdAt };
+        doc.profiles[i] = replaced;
+        return replaced;
+      }
+      doc.profiles.push(profile);
+      return profile;
+    });
+  }
+
+  /** Change fields of an existing profile (validated as a whole). */
+  async edit(name: string, patch: Partial<NewProfile>): Promise<Profile> {
+    return this.update((doc) => {
+      const i = doc.profiles.findIndex((p) => p.name === name);
+      if (i < 0) throw notFound(name);
+      const old = doc.profiles[i];
+      const next = validateProfile({ ...old, ...patch, id: old.id, createdAt: old.createdAt, updatedAt: new Date().toISOString() });
+      if (next.name !== name && doc.profiles.some((p) => p.name === next.name)) {
+        throw new GpuDeskError('PROFILE_EXISTS', `a profile named "${next.name}" already exists`, 'pick another name');
+      }
+      doc.profiles[i] = next;
+      return next;
+    });
+  }
+
+  async remove(name: string): Promise<Profile> {
+    return this.update((doc) => {
+      const i = doc.profiles.findIndex((p) => p.name === name);
+      if (i < 0) throw notFound(name);
+      return doc.profiles.splice(i, 1)[0];
+    });
+  }
+
+  async listKeys(): Promise<KeyRecord[]> {
+    return (await this.read()).keys;
+  }
+
+  async findKey(name: string): Promise<KeyRecord | undefined> {
+    return (await this.read()).keys.find((k) => k.name === name);
+  }
+
+  private locked<T>(fn: () => T | Promise<T>): Promise<T> {
+    ensureDir(path.dirname(this.file));
+    return withFileLock(this.file, async () => fn(), this.lockOpts);
+  }
+
+  private load(file: string): Loaded {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, doc: emptyDoc() };
+      throw new GpuDeskError('PROFILES_CORRUPT', `cannot read ${file}: ${(e as Error).message}`, 'check the file permissions');
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      return { ok: false, reason: `not valid JSON (${(e as Error).message.split('\n')[0]})` };
+    }
+    // A newer app's file throws here: refusing beats rewriting fields we do not understand.
+    const { doc, from } = migrate(raw, file);
+    if (from < 0) return { ok: false, reason: 'not a gpu-desk profiles file (no usable schemaVersion)' };
+    const parsed = storeDocSchema.safeParse(doc);
+    if (!parsed.success) return { ok: false, reason: describeZodError(parsed.error, doc) };
+    return { ok: true, doc: parsed.data };
+  }
+
+  /** Under the lock: the file, or (when broken) move it aside and fall back to the backup. */
+  private loadOrRecover(): StoreDoc {
+    const main = this.load(this.file);
+    if (main.ok) return main.doc;
+    const aside = this.moveAside();
+    let bak: Loaded;
+    try {
+      bak = fs.existsSync(this.backupFile) ? this.load(this.backupFile) : { ok: false, reason: 'no backup' };
+    } catch (e) {
+      if (isGpuDeskError(e) && e.code === 'PROFILES_TOO_NEW') bak = { ok: false, reason: e.message };
+      else throw e;
+    }
+    if (bak.ok) {
+      writeFileAtomic(this.file, serialise(bak.doc));
+      this.notice(`${this.file} was unreadable (${main.reason}); kept it as ${path.basename(aside)} and restored ${bak.doc.profiles.length} profile(s) from ${path.basename(this.backupFile)}`);
+      return bak.doc;
+    }
+    this.notice(`${this.file} was unreadable (${main.reason}) and there is no usable backup; kept it as ${path.basename(aside)} and started an empty list — fix that file and import it with "gpu-desk profiles import"`);
+    return emptyDoc();
+  }
+
+  private moveAside(): string {
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    let aside = `${this.file}.corrupt-${stamp}`;
+    for (let n = 1; fs.existsSync(aside); n++) aside = `${this.file}.corrupt-${stamp}-${n}`;
+    fs.renameSync(this.file, aside);
+    return aside;
+  }
+
+  private save(doc: StoreDoc): void {
+    const parsed = storeDocSchema.safeParse(doc);
+    if (!parsed.success) {
+      throw new GpuDeskError('PROFILE_INVALID', describeZodError(parsed.error, doc), 'correct the value; nothing was saved');
+    }
+    writeFileAtomic(this.file, serialise(parsed.data), { backup: true });
+  }
+}
+
+export function serialise(doc: StoreDoc): string {
+  return JSON.stringify(doc, null, 2) + '\n';
+}
+
+function notFound(name: string): GpuDeskError {
+  return new GpuDeskError('PROFILE_NOT_FOUND', `no profile named "${name}"`, 'see "gpu-desk profiles list"');
+}
+
+/** Fill id/timestamps/defaults and validate; a bad field becomes one clear PROFILE_INVALID line. */
+export function makeProfile(input: NewProfile): Profile {
+  const now = new Date().toISOString();
+  return validateProfile({ ...input, id: randomUUID(), createdAt: now, updatedAt: now });
+}
+
+export function validateProfile(input: unknown): Profile {
+  const parsed = profileSchema.safeParse(input);
+  if (!parsed.success) {
+    const name = (input as { name?: unknown })?.name;
+    const label = typeof name === 'string' && name ? `profile "${name}": ` : '';
+    throw new GpuDeskError('PROFILE_INVALID', `${label}${describeZodError(parsed.error)}`, 'correct the value; nothing was saved');
+  }
+  return parsed.data;
+}

@@ -1,0 +1,159 @@
+import { z } from 'zod';
+
+/**
+ * The profiles file: servers and key metadata. It never holds a secret: private keys, passwords and
+ * passphrases live in the OS keychain; only names, public keys and fingerprints are written here.
+ */
+export const SCHEMA_VERSION = 1;
+
+// Names double as CLI destinations, so they must never look like user@host:port or an option.
+export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const nameMsg = 'use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit';
+export const profileName = z.string().regex(NAME_RE, `name ${nameMsg}`);
+export const keyName = z.string().regex(NAME_RE, `key name ${nameMsg}`);
+
+// A leading "-" would be read as an option if the value ever reaches OpenSSH's command line.
+const hostField = (what: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, `${what} is empty`)
+    .max(255, `${what} is longer than 255 characters`)
+    .refine((s) => !/\s/.test(s), `${what} must not contain spaces`)
+    .refine((s) => !s.startsWith('-'), `${what} must not start with "-"`);
+
+const port = (what: string) =>
+  z
+    .number({ error: `${what} must be a number` })
+    .int(`${what} must be a whole number`)
+    .min(1, `${what} must be between 1 and 65535`)
+    .max(65535, `${what} must be between 1 and 65535`);
+
+const userField = z
+  .string()
+  .min(1, 'user is empty')
+  .max(64, 'user is longer than 64 characters')
+  .refine((s) => !/[\s@:]/.test(s) && !s.startsWith('-'), 'user must not contain spaces, "@" or ":" nor start with "-"');
+
+/** "[user@]host[:port]" as OpenSSH's ProxyJump writes each hop. */
+export const JUMP_RE = /^(?:[^\s@:/-][^\s@:/]*@)?(?:\[[0-9A-Fa-f:.]+\]|[^\s@:/[\]-][^\s@:/[\]]*)(?::\d{1,5})?$/;
+const jumpHost = z.string().regex(JUMP_RE, 'jump host must look like [user@]host[:port]');
+
+export const AUTH_KINDS = ['auto', 'agent', 'keychain-key', 'key-file', 'password'] as const;
+
+export const authSchema = z.discriminatedUnion(
+  'kind',
+  [
+    /** Like ssh: agent, default identity files, then ask for a password. */
+    z.object({ kind: z.literal('auto') }),
+    z.object({ kind: z.literal('agent'), socket: z.string().min(1).optional() }),
+    /** A key pair gpu-desk keeps in the OS keychain (see keys[]). */
+    z.object({ kind: z.literal('keychain-key'), key: keyName }),
+    z.object({ kind: z.literal('key-file'), path: z.string().min(1, 'key file path is empty') }),
+    /** remember=true: the password sits in the keychain under this profile's id, never here. */
+    z.object({ kind: z.literal('password'), remember: z.boolean().default(false) }),
+  ],
+  { error: (iss) => (iss.code === 'invalid_union' ? `auth kind must be one of ${AUTH_KINDS.join(', ')}` : undefined) },
+);
+export type ProfileAuth = z.infer<typeof authSchema>;
+
+export const VIEWER_ENCODINGS = ['tight', 'zrle', 'hextile', 'copyrect', 'rre', 'zlib', 'raw', 'h264', 'jpeg'] as const;
+
+export const viewerSchema = z.object({
+  /** RFB JPEG quality level 0–9 (TurboVNC maps it to JPEG quality and subsampling). */
+  quality: z.number().int().min(0, 'quality must be 0–9').max(9, 'quality must be 0–9').default(6),
+  compression: z.number().int().min(0, 'compression must be 0–9').max(9, 'compression must be 0–9').default(2),
+  /** Preferred encodings in order; empty = the viewer's default order. */
+  encodings: z.array(z.enum(VIEWER_ENCODINGS)).default([]),
+  scaling: z.enum(['off', 'fit', 'remote-resize']).default('fit'),
+  /** Lower quality automatically when the link is slow. */
+  adaptive: z.boolean().default(true),
+});
+export type ViewerPrefs = z.infer<typeof viewerSchema>;
+
+export const forwardSchema = z.object({
+  kind: z.literal('local'),
+  /** 0 = any free port; always bound on 127.0.0.1. */
+  localPort: z.number().int().min(0, 'local port must be 0–65535').max(65535, 'local port must be 0–65535'),
+  remoteHost: hostField('forward remote host'),
+  remotePort: port('forward remote port'),
+});
+export type ForwardSpec = z.infer<typeof forwardSchema>;
+
+export const GEOMETRY_RE = /^\d{2,5}x\d{2,5}$/;
+
+export const profileSchema = z.object({
+  id: z.string().min(8),
+  name: profileName,
+  host: hostField('host'),
+  port: port('port').default(22),
+  user: userField.optional(),
+  jumpHosts: z.array(jumpHost).default([]),
+  auth: authSchema.default({ kind: 'auto' }),
+  display: z
+    .object({
+      number: z.number().int().min(0, 'display must be 0–99').max(99, 'display must be 0–99').optional(),
+      geometry: z.string().regex(GEOMETRY_RE, 'geometry must look like 1920x1080').optional(),
+    })
+    .default({}),
+  viewer: viewerSchema.default(viewerSchema.parse({})),
+  forwards: z.array(forwardSchema).default([]),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Profile = z.infer<typeof profileSchema>;
+/** What a caller supplies; id, timestamps and defaults are filled in. */
+export type ProfileInput = z.input<typeof profileSchema>;
+
+export const KEY_TYPES = ['ssh-ed25519', 'ssh-rsa', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521'] as const;
+
+export const keyRecordSchema = z.object({
+  name: keyName,
+  type: z.enum(KEY_TYPES),
+  /** "ssh-ed25519 AAAA… comment", the authorized_keys line. */
+  publicKey: z.string().regex(/^(ssh-|ecdsa-)\S+ [A-Za-z0-9+/]+=* ?.*$/, 'public key must be an OpenSSH public key line'),
+  fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]+$/, 'fingerprint must be SHA256:…'),
+  comment: z.string().default(''),
+  /** keychain: the private key is the keychain entry; sealed-file: keys/<name>.sealed holds it, the keychain holds the data key. */
+  storage: z.enum(['keychain', 'sealed-file']),
+  source: z.enum(['generated', 'imported']),
+  createdAt: z.string(),
+});
+export type KeyRecord = z.infer<typeof keyRecordSchema>;
+
+export const storeDocSchema = z
+  .object({
+    schemaVersion: z.literal(SCHEMA_VERSION),
+    profiles: z.array(profileSchema),
+    keys: z.array(keyRecordSchema).default([]),
+  })
+  .superRefine((doc, ctx) => {
+    dupes(doc.profiles.map((p) => p.name)).forEach((n) => ctx.addIssue({ code: 'custom', message: `profile name "${n}" appears twice`, path: ['profiles'] }));
+    dupes(doc.keys.map((k) => k.name)).forEach((n) => ctx.addIssue({ code: 'custom', message: `key name "${n}" appears twice`, path: ['keys'] }));
+  });
+export type StoreDoc = z.infer<typeof storeDocSchema>;
+
+function dupes(names: string[]): string[] {
+  const seen = new Set<string>();
+  const out = new Set<string>();
+  for (const n of names) (seen.has(n) ? out : seen).add(n);
+  return [...out];
+}
+
+export function emptyDoc(): StoreDoc {
+  return { schemaVersion: SCHEMA_VERSION, profiles: [], keys: [] };
+}
+
+/** One line naming the first problem and where it is, e.g. `profiles[2] "lab" port: port must be between 1 and 65535`. */
+export function describeZodError(err: z.ZodError, root?: unknown): string {
+  const issue = err.issues[0];
+  if (!issue) return 'invalid';
+  const where = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  let label = where;
+  // Name the profile too: "profiles[2]" alone is hard to find in a long file.
+  if (root && issue.path[0] === 'profiles' && typeof issue.path[1] === 'number') {
+    const p = (root as { profiles?: { name?: unknown }[] }).profiles?.[issue.path[1]];
+    if (p && typeof p.name === 'string') label = `profile "${p.name}" ${issue.path.slice(2).join('.')}`.trim();
+  }
+  return label ? `${label}: ${issue.message}` : issue.message;
+}

@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import type SSHConfig from 'ssh-config';
+import { GpuDeskError } from '../errors';
+import { defaultSshConfigPath, finishIdentityFiles, hostConfig, parseSshConfig } from '../ssh/sshConfig';
+import type { NewProfile, ProfileStore } from './profileStore';
+import { makeProfile, validateProfile } from './profileStore';
+import { JUMP_RE, NAME_RE, type Profile } from './schema';
+
+export interface SshConfigCandidate {
+  alias: string;
+  profile: NewProfile;
+  /** Settings gpu-desk cannot honour (ProxyCommand…), one line each. */
+  warnings: string[];
+}
+
+export interface ImportResult {
+  added: Profile[];
+  replaced: Profile[];
+  skipped: { name: string; reason: string }[];
+  warnings: string[];
+}
+
+/**
+ * Concrete Host aliases (no wildcard or negation) from ~/.ssh/config, each resolved the way ssh
+ * would (Host * defaults included) into a profile. A malformed file is refused as a whole, like
+ * ssh itself does, so nothing half-read is imported.
+ */
+export function readSshConfigCandidates(file = defaultSshConfigPath()): SshConfigCandidate[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new GpuDeskError('BAD_SSH_CONFIG', missing ? `${file} does not exist` : `cannot read ${file}: ${(e as Error).message}`, missing ? 'pass the path of your ssh config with --file' : 'check its permissions');
+  }
+  const config = parseSshConfig(text, file);
+  return hostAliases(config).map((alias) => candidate(config, alias));
+}
+
+export function hostAliases(config: SSHConfig): string[] {
+  const out: string[] = [];
+  for (const line of config as unknown as { param?: string; value?: unknown }[]) {
+    if (typeof line.param !== 'string' || line.param.toLowerCase() !== 'host') continue;
+    // ssh-config gives one pattern as a string and several as [{val}, …].
+    const patterns = Array.isArray(line.value) ? line.value.map((v: { val: string }) => v.val) : [String(line.value)];
+    for (const p of patterns) if (p && !/[*?!]/.test(p) && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+function candidate(config: SSHConfig, alias: string): SshConfigCandidate {
+  const hc = hostConfig(config, alias);
+  const warnings: string[] = [];
+  const raw = config.compute(alias) as Record<string, unknown>;
+  const has = (k: string) => Object.keys(raw).some((key) => key.toLowerCase() === k);
+  if (has('proxycommand')) warnings.push(`${alias}: ProxyCommand is not supported; use ProxyJump (profile imported without it)`);
+  if (has('localforward')) warnings.push(`${alias}: LocalForward lines were not imported; add them as profile forwards`);
+  const port = hc.port ?? 22;
+  const hostName = (hc.hostName ?? alias).replace(/%h/g, alias).replace(/%%/g, '%');
+  const user = hc.user && !hc.user.includes('%') ? hc.user : undefined;
+  const identity = finishIdentityFiles(hc.identityFiles, { host: alias, hostName, port, user: user ?? os.userInfo().username })[0];
+  const jumpHosts = (hc.proxyJump ?? []).map((h) => h.replace(/^ssh:\/\//, ''));
+  const bad = jumpHosts.find((h) => !JUMP_RE.test(h));
+  if (bad) warnings.push(`${alias}: ProxyJump "${bad}" is not [user@]host[:port]`);
+  return {
+    alias,
+    warnings,
+    profile: {
+      name: profileNameFor(alias),
+      host: hostName,
+      port,
+      ...(user ? { user } : {}),
+      jumpHosts,
+      auth: identity ? { kind: 'key-file', path: identity } : { kind: 'auto' },
+    },
+  };
+}
+
+/** Aliases may hold characters a profile name may not ("gpu/a100"): replace them. */
+export function profileNameFor(alias: string): string {
+  if (NAME_RE.test(alias)) return alias;
+  const s = alias.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64);
+  return s || 'host';
+}
+
+/** Add every candidate as a profile in one locked update; existing names are kept unless replace. */
+export async function importSshConfig(store: ProfileStore, opts: { file?: string; replace?: boolean; only?: string[] } = {}): Promise<ImportResult> {
+  let candidates = readSshConfigCandidates(opts.file);
+  if (opts.only?.length) {
+    const unknown = opts.only.filter((a) => !candidates.some((c) => c.alias === a));
+    if (unknown.length) throw new GpuDeskError('BAD_ARGUMENT', `no Host "${unknown[0]}" in the ssh config`, 'see the Host lines of your ssh config');
+    candidates = candidates.filter((c) => opts.only!.includes(c.alias));
+  }
+  const result: ImportResult = { added: [], replaced: [], skipped: [], warnings: [] };
+  const valid: { c: SshConfigCandidate; p: Profile }[] = [];
+  for (const c of candidates) {
+    try {
+      valid.push({ c, p: validateProfile({ ...c.profile, id: 'pending-id', createdAt: '', updatedAt: '' }) });
+      result.warnings.push(...c.warnings);
+    } catch (e) {
+      result.skipped.push({ name: c.alias, reason: (e as Error).message });
+    }
+  }
+  await store.update((doc) => {
+    for (const { c } of valid) {
+      const i = doc.profiles.findIndex((p) => p.name === c.profile.name);
+      const fresh = makeProfile(c.profile);
+      if (i < 0) {
+        doc.profiles.push(fresh);
+        result.added.push(fresh);
+      } else if (opts.replace) {
+        doc.profiles[i] = { ...fresh, id: doc.profiles[i].id, createdAt: doc.profiles[i].createdAt };
+        result.replaced.push(doc.profiles[i]);
+      } else {
+        result.skipped.push({ name: c.profile.name, reason: 'a profile with this name exists (use --replace)' });
+      }
+    }
+  });
+  return result;
+}
