@@ -1,0 +1,158 @@
+import { driverMajor } from './parsers';
+import type { Finding, ServerReport } from './types';
+
+type ReportFacts = Omit<ServerReport, 'findings'>;
+
+function driverFix(r: ReportFacts): string {
+  switch (r.os.distro) {
+    case 'ubuntu-20.04':
+    case 'ubuntu-22.04':
+    case 'ubuntu-24.04':
+      return 'Install the driver with `sudo ubuntu-drivers install` (or `sudo apt install nvidia-driver-535-server`), reboot, then probe again';
+    case 'debian-12':
+      return 'Enable the non-free-firmware/contrib/non-free components, run `sudo apt install nvidia-driver`, reboot, then probe again';
+    case 'rhel-8':
+    case 'rhel-9':
+      return "Add NVIDIA's CUDA repository and run `sudo dnf module install nvidia-driver:latest-dkms`, reboot, then probe again";
+    default:
+      return "Install NVIDIA's driver for this distribution, reboot, then probe again";
+  }
+}
+
+/** Plain-language diagnosis from the facts: what is wrong, what it means, what to do. */
+export function computeFindings(r: ReportFacts): Finding[] {
+  const out: Finding[] = [];
+  const gpuReady = r.nvidia.driverLoaded && r.gpus.length > 0;
+
+  if (!r.nvidia.driverLoaded) {
+    out.push({
+      severity: 'error',
+      code: 'NO_NVIDIA_DRIVER',
+      message: r.nvidia.smiInstalled && r.nvidia.smiError
+        ? `No NVIDIA driver is running: nvidia-smi says "${r.nvidia.smiError}". 3D programs cannot use a GPU on this server.`
+        : 'No NVIDIA driver is running on this server, so 3D programs cannot use a GPU here.',
+      fix: driverFix(r),
+    });
+  } else if (r.nvidia.smiError) {
+    out.push({
+      severity: 'warning',
+      code: 'NVIDIA_SMI_FAILED',
+      message: `The NVIDIA driver is loaded but nvidia-smi failed: "${r.nvidia.smiError}". GPU details are missing from this report.`,
+      fix: 'A driver/library version mismatch usually means the driver was upgraded without a reboot: reboot the server',
+    });
+  }
+
+  if (!r.virtualgl.installed) {
+    out.push({
+      severity: gpuReady ? 'error' : 'warning',
+      code: 'VIRTUALGL_MISSING',
+      message:
+        'VirtualGL is not installed: 3D programs will render on the CPU — the slow X11-forwarding experience (a few frames per second while the GPU idles).',
+      fix: 'Run the set-up plan (`gpu-desk setup <server> --plan`): it installs VirtualGL from its official packages',
+      planStep: 'virtualgl',
+    });
+  } else if (!r.virtualgl.hasEglBackend) {
+    out.push({
+      severity: 'info',
+      code: 'VIRTUALGL_OLD',
+      message: `VirtualGL ${r.virtualgl.version ?? ''} is older than 3.0, so it has no EGL back end and needs a 3D X server on :0.`.replace('  ', ' '),
+      fix: 'Upgrade VirtualGL to 3.x (the set-up plan does this) to render without a 3D X server',
+      planStep: 'virtualgl',
+    });
+  }
+
+  // EGL is possible when the driver is new enough and exposes a DRI card; otherwise only GLX via a 3D X server.
+  const eglPossible = gpuReady && (driverMajor(r.nvidia.driverVersion) ?? 0) >= 450 && r.dri.some((d) => d.kind === 'card');
+  const onlyGlx = gpuReady && (!eglPossible || (r.virtualgl.installed && !r.virtualgl.hasEglBackend));
+  if (onlyGlx && !r.xserver.accessible) {
+    out.push({
+      severity: 'error',
+      code: 'NO_3D_X_SERVER',
+      message: r.xserver.running
+        ? `Only VirtualGL's GLX back end is possible here, and the X server on :0 cannot be used for 3D (${r.xserver.error ?? 'access denied'}).`
+        : 'Only VirtualGL\'s GLX back end is possible here (no EGL device), and there is no 3D X server on :0 for it to render with.',
+      fix: 'Run the set-up plan: it configures a headless X server on the GPU (nvidia-xconfig --use-display-device=None) and vglserver_config',
+      planStep: 'glx-xserver',
+    });
+  }
+
+  if (r.xserver.accessible && r.xserver.softwareRenderer) {
+    out.push({
+      severity: 'warning',
+      code: 'GLX_RENDERER_SOFTWARE',
+      message: `The X server on :0 renders OpenGL with ${r.xserver.renderer} — software on the CPU, not the GPU.`,
+      fix: gpuReady
+        ? 'Point Xorg at the NVIDIA GPU: `sudo nvidia-xconfig -a --allow-empty-initial-configuration --use-display-device=None --busid <BusID>`, then restart the display manager'
+        : 'Install the NVIDIA driver first; Xorg falls back to llvmpipe without it',
+      planStep: gpuReady ? 'glx-xserver' : undefined,
+    });
+  }
+
+  if (r.virtualgl.installed && r.virtualgl.hasEglBackend && eglPossible && !r.virtualgl.eglUsable) {
+    out.push({
+      severity: 'warning',
+      code: 'EGL_DEVICE_NOT_ACCESSIBLE',
+      message: `VirtualGL's EGL back end cannot be used by ${r.user}: ${r.virtualgl.eglReason}.`,
+      fix: `Run \`sudo /opt/VirtualGL/bin/vglserver_config -config +egl\` and \`sudo usermod -aG vglusers ${r.user}\`, then log in again`,
+      planStep: 'virtualgl-egl',
+    });
+  }
+
+  for (const s of r.sessions) {
+    if (s.localhostOnly === false) {
+      const where = s.listenAddresses.filter((a) => !/^127\.|^::1$/.test(a)).join(', ');
+      out.push({
+        severity: 'error',
+        code: 'SESSION_LISTENS_ON_ALL_INTERFACES',
+        message: `VNC session :${s.display} accepts connections from the network on port ${s.port} (${where}): anyone who can reach the server can try its password.`,
+        fix: `Stop it (\`gpu-desk sessions <server> kill ${s.display}\`) and start a new one with gpu-desk, which always binds to localhost and goes through SSH`,
+      });
+    }
+  }
+
+  if (!r.vnc.flavor) {
+    out.push({
+      severity: 'error',
+      code: 'NO_VNC_SERVER',
+      message: 'No VNC server is installed, so there is no virtual desktop to show on your screen.',
+      fix: 'Run the set-up plan: it installs TurboVNC from its official packages (or the distribution\'s TigerVNC when those cannot be fetched)',
+      planStep: 'vnc-server',
+    });
+  } else if (r.vnc.flavor === 'tigervnc') {
+    out.push({
+      severity: 'info',
+      code: 'TIGERVNC_ONLY',
+      message: `TigerVNC ${r.vnc.version ?? ''} is installed; TurboVNC is faster for 3D and supports one-time passwords.`.replace('  ', ' '),
+      fix: 'Optional: the set-up plan can install TurboVNC alongside it',
+    });
+  }
+
+  if (r.windowManagers.length === 0) {
+    out.push({
+      severity: 'warning',
+      code: 'NO_WINDOW_MANAGER',
+      message: 'No window manager or desktop is installed: a VNC session would show windows without title bars you can move, or a bare screen.',
+      fix: 'Run the set-up plan: it installs a light desktop (Xfce)',
+      planStep: 'window-manager',
+    });
+  }
+
+  if (!r.os.distro) {
+    out.push({
+      severity: 'info',
+      code: 'UNSUPPORTED_OS',
+      message: `gpu-desk has no set-up recipe for ${r.os.prettyName || 'this operating system'}; the diagnosis above still applies.`,
+      fix: 'Follow the VirtualGL and TurboVNC documentation by hand, or use Ubuntu 20.04/22.04/24.04, Debian 12 or RHEL/Rocky 8/9',
+    });
+  }
+
+  if (r.sudo === 'absent') {
+    out.push({
+      severity: 'info',
+      code: 'NO_SUDO',
+      message: `${r.user} cannot use sudo here, so gpu-desk cannot install anything (sessions still work).`,
+      fix: 'Ask the administrator to run the set-up plan, or to grant sudo',
+    });
+  }
+  return out;
+}

@@ -1,0 +1,8 @@
+/** What the CLI, the Electron main process and the IPC contract use from the remote-server area. */
+export { shellQuote, shellCommand } from './shellQuote';
+export { probeServer, buildReport, type ProbeOptions } from './probe';
+export { computeFindings } from './findings';
+export { buildSetupPlan, formatPlan, chooseBackend, type PlanOptions } from './setupPlan';
+export { applyPlan, checkPlan, type ApplyOptions } from './planRunner';
+export { listSessions, startSession, killSession, newOneTimePassword, type StartOptions, type SessionOptions } from './vncSessions';
+export type * from './types';

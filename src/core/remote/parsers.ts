@@ -1,0 +1,336 @@
+/**
+ * Pure parsers for the exact text the server's tools print. No I/O: each takes a string and returns
+ * data, so fixtures in test/fixtures/remote pin the formats.
+ */
+import type { DistroKey, GpuInfo, OsInfo, PackageFamily, VncFlavor } from './types';
+
+// ---------------------------------------------------------------- /etc/os-release
+
+function unquoteOsValue(v: string): string {
+  const t = v.trim();
+  if ((t.startsWith('"') && t.endsWith('"')) || (t.startsWith("'") && t.endsWith("'"))) {
+    return t.slice(1, -1).replace(/\\(["$`\\])/g, '$1');
+  }
+  return t;
+}
+
+export function parseOsRelease(text: string): OsInfo {
+  const kv: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (m) kv[m[1]] = unquoteOsValue(m[2]);
+  }
+  const id = (kv.ID ?? '').toLowerCase();
+  const idLike = (kv.ID_LIKE ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const versionId = kv.VERSION_ID ?? '';
+  const all = [id, ...idLike];
+  let family: PackageFamily = 'unknown';
+  if (all.some((x) => x === 'debian' || x === 'ubuntu')) family = 'deb';
+  else if (all.some((x) => ['rhel', 'centos', 'fedora', 'rocky', 'almalinux'].includes(x))) family = 'rpm';
+  return {
+    id,
+    idLike,
+    versionId,
+    prettyName: kv.PRETTY_NAME ?? ([kv.NAME, kv.VERSION].filter(Boolean).join(' ') || id || 'unknown'),
+    family,
+    distro: distroKey(id, idLike, versionId),
+  };
+}
+
+function distroKey(id: string, idLike: string[], versionId: string): DistroKey | null {
+  const major = versionId.split('.')[0];
+  if (id === 'ubuntu' && ['20.04', '22.04', '24.04'].includes(versionId)) return `ubuntu-${versionId}` as DistroKey;
+  if (id === 'debian' && major === '12') return 'debian-12';
+  const rhelLike = ['rhel', 'rocky', 'almalinux', 'centos', 'ol'].includes(id) || (idLike.includes('rhel') && id !== 'fedora');
+  if (rhelLike && (major === '8' || major === '9')) return `rhel-${major}` as DistroKey;
+  return null;
+}
+
+// ---------------------------------------------------------------- nvidia-smi
+
+/** A number from nvidia-smi CSV with nounits; "[N/A]", "[Not Supported]" and friends become null. */
+function smiNumber(v: string | undefined): number | null {
+  if (v === undefined) return null;
+  const t = v.trim();
+  if (!/^-?\d+(\.\d+)?$/.test(t)) return null;
+  return Number(t);
+}
+
+/**
+ * `nvidia-smi --query-gpu=index,name,uuid,memory.total,memory.used,utilization.gpu,driver_version[,pci.bus_id]
+ *  --format=csv,noheader,nounits`: one GPU per line, fields separated by ", ". GPU names never contain
+ * commas, so a plain split is exact.
+ */
+export function parseNvidiaSmiCsv(text: string): GpuInfo[] {
+  const gpus: GpuInfo[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    const f = line.split(',').map((s) => s.trim());
+    if (f.length < 7 || !/^\d+$/.test(f[0])) continue;
+    gpus.push({
+      index: Number(f[0]),
+      name: f[1],
+      uuid: f[2],
+      memoryTotalMiB: smiNumber(f[3]),
+      memoryUsedMiB: smiNumber(f[4]),
+      utilizationPct: smiNumber(f[5]),
+      driverVersion: f[6],
+      pciBusId: f[7] && /^[0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+\.[0-9A-Fa-f]+$/.test(f[7]) ? f[7] : null,
+    });
+  }
+  return gpus;
+}
+
+/** "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.12  Wed Sep …" → "535.104.12". */
+export function parseNvidiaProcVersion(text: string): string | null {
+  const m = /Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)/.exec(text);
+  return m ? m[1] : null;
+}
+
+/**
+ * nvidia-smi's "00000000:3B:00.0" (hex domain:bus:device.function) → Xorg's "PCI:59:0:0" (decimal bus:device:function),
+ * the form nvidia-xconfig --busid expects.
+ */
+export function toXorgBusId(pciBusId: string): string | null {
+  const m = /^(?:[0-9A-Fa-f]+:)?([0-9A-Fa-f]+):([0-9A-Fa-f]+)\.([0-9A-Fa-f]+)$/.exec(pciBusId.trim());
+  if (!m) return null;
+  return `PCI:${parseInt(m[1], 16)}:${parseInt(m[2], 16)}:${parseInt(m[3], 16)}`;
+}
+
+export function driverMajor(version: string | null | undefined): number | null {
+  const m = /^(\d+)/.exec(version ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+// ---------------------------------------------------------------- glxinfo
+
+export interface GlxInfo {
+  renderer: string | null;
+  vendor: string | null;
+  glVersion: string | null;
+  directRendering: boolean | null;
+  softwareRenderer: boolean;
+  /** First error line when glxinfo could not open the display. */
+  error: string | null;
+}
+
+const SOFTWARE_RENDERERS = /llvmpipe|softpipe|swrast|software rasterizer|Mesa X11|GDI Generic/i;
+
+export function isSoftwareRenderer(renderer: string | null): boolean {
+  return renderer !== null && SOFTWARE_RENDERERS.test(renderer);
+}
+
+/** Works for Mesa's `glxinfo -B` and VirtualGL's `/opt/VirtualGL/bin/glxinfo -c` (same header lines). */
+export function parseGlxinfo(text: string): GlxInfo {
+  const line = (re: RegExp) => {
+    const m = re.exec(text);
+    return m ? m[1].trim() : null;
+  };
+  const renderer = line(/^OpenGL renderer string:\s*(.+)$/m);
+  const direct = line(/^direct rendering:\s*(\w+)/m);
+  const err = line(/^((?:Error: )?unable to open display.*|Error: couldn't find RGB GLX visual.*|X Error of failed request:.*|No protocol specified.*|Authorization required.*)$/m);
+  return {
+    renderer,
+    vendor: line(/^OpenGL vendor string:\s*(.+)$/m),
+    glVersion: line(/^OpenGL (?:core profile )?version string:\s*(.+)$/m),
+    directRendering: direct === null ? null : /^yes$/i.test(direct),
+    softwareRenderer: isSoftwareRenderer(renderer),
+    error: renderer ? null : err ?? (text.trim() ? text.trim().split('\n')[0].slice(0, 200) : null),
+  };
+}
+
+// ---------------------------------------------------------------- vncserver -list
+
+export interface ListedSession {
+  display: number;
+  port: number | null;
+  pid: number | null;
+  unixPath: string | null;
+}
+
+/**
+ * TigerVNC `vncserver -list`. Two real layouts:
+ *  1.11+ (Debian wrapper): "X DISPLAY #\tRFB PORT #\tRFB UNIX PATH\tPROCESS ID #\tSERVER" then "55        \t5955      \t             \t10233       \tXtigervnc"
+ *  ≤1.10 (Ubuntu 20.04):   "X DISPLAY #\tPROCESS ID" then ":1\t\t12345"
+ */
+export function parseTigerVncList(text: string): ListedSession[] {
+  const lines = text.split('\n');
+  const header = lines.findIndex((l) => /^X DISPLAY #/.test(l));
+  if (header < 0) return [];
+  const cols = lines[header].split('\t').map((c) => c.trim());
+  const out: ListedSession[] = [];
+  for (const raw of lines.slice(header + 1)) {
+    if (!raw.trim()) continue;
+    const cells = raw.split('\t').map((c) => c.trim());
+    if (cols.length >= 4) {
+      // Column-aligned: one tab between columns, cells padded with spaces; the unix-path cell may be blank.
+      const get = (name: RegExp) => {
+        const i = cols.findIndex((c) => name.test(c));
+        return i >= 0 ? cells[i] ?? '' : '';
+      };
+      const display = Number(get(/^X DISPLAY/).replace(/^:/, ''));
+      if (!Number.isInteger(display)) continue;
+      const port = get(/^RFB PORT/);
+      const pid = get(/^PROCESS ID/);
+      out.push({
+        display,
+        port: /^\d+$/.test(port) ? Number(port) : null,
+        pid: /^\d+$/.test(pid) ? Number(pid) : null,
+        unixPath: get(/^RFB UNIX PATH/) || null,
+      });
+    } else {
+      const parts = raw.trim().split(/\s+/);
+      const m = /^:?(\d+)$/.exec(parts[0] ?? '');
+      if (!m) continue;
+      const display = Number(m[1]);
+      const pid = parts[parts.length - 1];
+      out.push({ display, port: null, pid: parts.length > 1 && /^\d+$/.test(pid) ? Number(pid) : null, unixPath: null });
+    }
+  }
+  return out;
+}
+
+/** TurboVNC `vncserver -list`: "X DISPLAY #\tPROCESS ID[\tNOVNC PROCESS ID]" then ":1\t\t12345[\t\t12399]". */
+export function parseTurboVncList(text: string): ListedSession[] {
+  const lines = text.split('\n');
+  const header = lines.findIndex((l) => /^X DISPLAY #/.test(l));
+  if (header < 0) return [];
+  const out: ListedSession[] = [];
+  for (const raw of lines.slice(header + 1)) {
+    const parts = raw.trim().split(/\s+/);
+    const m = /^:(\d+)$/.exec(parts[0] ?? '');
+    if (!m || !/^\d+$/.test(parts[1] ?? '')) continue;
+    out.push({ display: Number(m[1]), port: null, pid: Number(parts[1]), unixPath: null });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- listeners
+
+export interface Listener {
+  address: string;
+  port: number;
+  pid: number | null;
+  process: string | null;
+}
+
+/** `ss -ltnp` (with or without header, -H). Process info appears only for the account's own sockets. */
+export function parseSsListeners(text: string): Listener[] {
+  const out: Listener[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line.startsWith('LISTEN')) continue;
+    const parts = line.split(/\s+/);
+    const local = parts[3];
+    if (!local) continue;
+    const idx = local.lastIndexOf(':');
+    const port = Number(local.slice(idx + 1));
+    let address = local.slice(0, idx);
+    if (address.startsWith('[') && address.endsWith(']')) address = address.slice(1, -1);
+    address = address.replace(/%.*$/, '');
+    const proc = /users:\(\("([^"]*)",pid=(\d+)/.exec(line);
+    if (!Number.isInteger(port)) continue;
+    out.push({ address, port, pid: proc ? Number(proc[2]) : null, process: proc ? proc[1] : null });
+  }
+  return out;
+}
+
+function hexToIpv4(hex: string): string {
+  // /proc/net/tcp stores the address as a little-endian 32-bit word.
+  const b = hex.match(/../g)!.map((h) => parseInt(h, 16)).reverse();
+  return b.join('.');
+}
+
+function hexToIpv6(hex: string): string {
+  const words: string[] = [];
+  for (let i = 0; i < 32; i += 8) {
+    const le = hex.slice(i, i + 8).match(/../g)!.reverse().join('');
+    words.push(le.slice(0, 4), le.slice(4, 8));
+  }
+  const full = words.map((w) => parseInt(w, 16).toString(16)).join(':');
+  if (full === '0:0:0:0:0:0:0:0') return '::';
+  if (full === '0:0:0:0:0:0:0:1') return '::1';
+  const v4mapped = /^0:0:0:0:0:ffff:([0-9a-f]+):([0-9a-f]+)$/.exec(full);
+  if (v4mapped) {
+    const a = parseInt(v4mapped[1], 16);
+    const b = parseInt(v4mapped[2], 16);
+    return `::ffff:${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+  }
+  return full;
+}
+
+/** /proc/net/tcp or /proc/net/tcp6: listening sockets (state 0A). Fallback when `ss` is not installed. */
+export function parseProcNetTcp(text: string): Listener[] {
+  const out: Listener[] = [];
+  for (const raw of text.split('\n')) {
+    const f = raw.trim().split(/\s+/);
+    if (f.length < 4 || !/^\d+:$/.test(f[0]) || f[3] !== '0A') continue;
+    const [addrHex, portHex] = f[1].split(':');
+    const address = addrHex.length === 8 ? hexToIpv4(addrHex) : hexToIpv6(addrHex);
+    out.push({ address, port: parseInt(portHex, 16), pid: null, process: null });
+  }
+  return out;
+}
+
+export function isLoopbackAddress(address: string): boolean {
+  const a = address.toLowerCase();
+  return a.startsWith('127.') || a === '::1' || a === 'localhost' || a.startsWith('::ffff:127.');
+}
+
+// ---------------------------------------------------------------- VNC versions and start/OTP output
+
+/**
+ * `Xvnc -version`: "Xvnc TigerVNC 1.12.0 - built …" or "TurboVNC Server (Xvnc) 64-bit v3.1.1 (build 20240127)".
+ */
+export function parseXvncVersion(text: string): { flavor: VncFlavor; version: string } | null {
+  const turbo = /TurboVNC Server \(Xvnc\)\s+\d+-bit\s+v(\d+(?:\.\d+)*)/.exec(text);
+  if (turbo) return { flavor: 'turbovnc', version: turbo[1] };
+  const tiger = /TigerVNC(?: Server)?\s+(?:version\s+)?v?(\d+\.\d+(?:\.\d+)?)/.exec(text);
+  if (tiger) return { flavor: 'tigervnc', version: tiger[1] };
+  return null;
+}
+
+/** TurboVNC `vncpasswd -o` (stderr): "Full control one-time password: 12345678". */
+export function parseOtp(text: string): string | null {
+  const m = /Full control one-time password:\s*(\S+)/.exec(text);
+  return m ? m[1] : null;
+}
+
+/**
+ * The display a `vncserver` start reports.
+ * TigerVNC: "New Xtigervnc server 'host:55 (user)' on port 5955 for display :55."
+ * TigerVNC ≤1.10: "New 'host:1 (user)' desktop at :1 on machine host"
+ * TurboVNC: "Desktop 'TurboVNC: host:1 (user)' started on display host:1"
+ */
+export function parseStartedDisplay(text: string): { display: number; port: number | null } | null {
+  let m = /on port (\d+) for display :(\d+)/.exec(text);
+  if (m) return { display: Number(m[2]), port: Number(m[1]) };
+  m = /started on display [^\s:]*:(\d+)/.exec(text);
+  if (m) return { display: Number(m[1]), port: null };
+  m = /desktop (?:is|at) [^\s:]*:(\d+)/.exec(text);
+  if (m) return { display: Number(m[1]), port: null };
+  return null;
+}
+
+// ---------------------------------------------------------------- probe script sections
+
+export const SECTION_MARK = '@@GD:';
+
+/** Splits the probe's output at "@@GD:<name>" lines into name → text. */
+export function splitSections(output: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let name: string | null = null;
+  let buf: string[] = [];
+  for (const line of output.split('\n')) {
+    if (line.startsWith(SECTION_MARK)) {
+      if (name) out[name] = buf.join('\n').replace(/\n+$/, '');
+      name = line.slice(SECTION_MARK.length).trim();
+      buf = [];
+    } else if (name) {
+      buf.push(line);
+    }
+  }
+  if (name) out[name] = buf.join('\n').replace(/\n+$/, '');
+  return out;
+}

@@ -1,0 +1,192 @@
+import { GpuDeskError } from '../errors';
+import type { SshSession } from '../ssh/types';
+import { computeFindings } from './findings';
+import {
+  driverMajor,
+  isLoopbackAddress,
+  parseGlxinfo,
+  parseNvidiaProcVersion,
+  parseNvidiaSmiCsv,
+  parseOsRelease,
+  parseProcNetTcp,
+  parseSsListeners,
+  parseTigerVncList,
+  parseTurboVncList,
+  parseXvncVersion,
+  splitSections,
+  type Listener,
+  type ListedSession,
+} from './parsers';
+import { buildProbeCommand } from './probeScript';
+import type {
+  DriDevice,
+  ServerReport,
+  SudoState,
+  VirtualGLInfo,
+  VncFlavor,
+  VncInfo,
+  VncSessionInfo,
+  XServerInfo,
+} from './types';
+
+export interface ProbeOptions {
+  /** Install prefix holding VirtualGL/ and TurboVNC/ (default /opt). Tests point it at shims. */
+  optRoot?: string;
+  timeoutMs?: number;
+}
+
+/** Probe a server over an open connection: one remote script, no root, a few seconds at most. */
+export async function probeServer(session: SshSession, opts: ProbeOptions = {}): Promise<ServerReport> {
+  const started = Date.now();
+  const res = await session.exec(buildProbeCommand(opts.optRoot ?? '/opt'), { timeoutMs: opts.timeoutMs ?? 30_000 });
+  const sections = splitSections(res.stdout);
+  if (!('end' in sections)) {
+    const why = (res.stderr || res.stdout).trim().split('\n')[0]?.slice(0, 200) || `exit status ${res.code}`;
+    throw new GpuDeskError(
+      'REMOTE_COMMAND_FAILED',
+      `The server probe did not finish (${why})`,
+      'Check that the account has a POSIX shell (sh) and try again',
+    );
+  }
+  return buildReport(sections, session.endpoint.host, Date.now() - started);
+}
+
+/** Pure: the probe script's sections → a ServerReport with findings. Exported for fixture tests. */
+export function buildReport(s: Record<string, string>, host: string, probeMs = 0): ServerReport {
+  const lines = (name: string) => (s[name] ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+  const [arch = '', kernel = '', nodeName = ''] = lines('uname');
+  const [user = '', uidText = '', groupText = ''] = lines('id');
+  const groups = groupText.split(/\s+/).filter(Boolean);
+  const sudoLine = lines('sudo')[0];
+  const sudo: SudoState = (['root', 'passwordless', 'password', 'absent'] as const).find((x) => x === sudoLine) ?? 'absent';
+
+  const smiText = s.nvsmi ?? '';
+  const smiInstalled = !smiText.includes('@@absent');
+  const smiRc = /@@rc=(\d+)/.exec(smiText);
+  const smiOk = smiInstalled && smiRc?.[1] === '0';
+  const gpus = smiOk ? parseNvidiaSmiCsv(smiText.replace(/@@rc=\d+/, '')) : [];
+  const procVersion = parseNvidiaProcVersion(s.nvproc ?? '');
+  const smiError = smiInstalled && !smiOk
+    ? smiText.replace(/@@rc=\d+/, '').trim().split('\n')[0]?.slice(0, 300) || `nvidia-smi exited with status ${smiRc?.[1] ?? '?'}`
+    : null;
+  const nvidia = {
+    smiInstalled,
+    driverLoaded: procVersion !== null || gpus.length > 0,
+    driverVersion: gpus[0]?.driverVersion ?? procVersion,
+    smiError,
+  };
+
+  const dri: DriDevice[] = lines('dri').map((l) => {
+    const [path, access, group] = l.split(/\s+/);
+    return { path, kind: path.includes('renderD') ? 'render' : 'card', group: group || null, accessible: access === 'rw' };
+  });
+
+  const virtualgl = vglInfo(lines('vgl'), groups, user, nvidia.driverLoaded, nvidia.driverVersion, dri);
+  const xserver = xInfo(s.x0 ?? '');
+  const vnc = vncInfo(s.turbo ?? '', s.tiger ?? '');
+  const listeners = (s.listen ?? '').includes('@@proc') ? parseProcNetTcp(s.listen ?? '') : parseSsListeners(s.listen ?? '');
+  const sessions = [
+    ...attachListeners(parseTurboVncList(s.turbolist ?? ''), 'turbovnc', listeners),
+    ...attachListeners(parseTigerVncList(s.tigerlist ?? ''), 'tigervnc', listeners),
+  ].sort((a, b) => a.display - b.display);
+
+  const partial: Omit<ServerReport, 'findings'> = {
+    host: nodeName || host,
+    user,
+    uid: /^\d+$/.test(uidText) ? Number(uidText) : null,
+    groups,
+    os: parseOsRelease(s.os ?? ''),
+    arch,
+    kernel,
+    sudo,
+    nvidia,
+    gpus,
+    dri,
+    virtualgl,
+    xserver,
+    vnc,
+    sessions,
+    windowManagers: lines('wm'),
+    displayManager: lines('dm')[0] ?? null,
+    probeMs,
+  };
+  return { ...partial, findings: computeFindings(partial) };
+}
+
+function vglInfo(
+  l: string[],
+  groups: string[],
+  user: string,
+  driverLoaded: boolean,
+  driverVersion: string | null,
+  dri: DriDevice[],
+): VirtualGLInfo {
+  const bin = l.find((x) => x.startsWith('bin '))?.slice(4) ?? null;
+  const version = l.find((x) => x.startsWith('version '))?.slice(8).replace(/^\d+:/, '').replace(/[-~].*$/, '') ?? null;
+  const hasEglBackend = l.includes('eglinfo') || (driverMajor(version) ?? 0) >= 3;
+  const vglusersGroup = l.includes('group');
+  const userInVglusers = groups.includes('vglusers');
+  const cards = dri.filter((d) => d.kind === 'card');
+  let eglReason: string;
+  let eglUsable = false;
+  if (!bin) eglReason = 'VirtualGL is not installed';
+  else if (!hasEglBackend) eglReason = 'this VirtualGL is older than 3.0 and has no EGL back end';
+  else if (!driverLoaded) eglReason = 'no NVIDIA driver is loaded';
+  else if ((driverMajor(driverVersion) ?? 0) < 450) eglReason = `NVIDIA driver ${driverVersion ?? '?'} is too old for EGL device rendering (450 or newer)`;
+  else if (cards.length === 0) eglReason = 'no /dev/dri/card* device (the nvidia-drm kernel module is not loaded)';
+  else if (!cards.some((c) => c.accessible)) eglReason = `${user || 'this account'} cannot open ${cards[0].path} (add it to the vglusers group)`;
+  else {
+    eglUsable = true;
+    eglReason = `renders through ${cards.find((c) => c.accessible)!.path}`;
+  }
+  return { installed: bin !== null, version, binDir: bin, hasEglBackend, vglusersGroup, userInVglusers, eglUsable, eglReason };
+}
+
+function xInfo(text: string): XServerInfo {
+  const running = text.includes('@@running');
+  if (!running) {
+    return { running: false, accessible: false, renderer: null, vendor: null, glVersion: null, directRendering: null, softwareRenderer: false, error: null };
+  }
+  if (text.includes('@@noglxinfo')) {
+    return { running, accessible: false, renderer: null, vendor: null, glVersion: null, directRendering: null, softwareRenderer: false, error: 'glxinfo is not installed' };
+  }
+  const g = parseGlxinfo(text.replace('@@running', ''));
+  return { running, accessible: g.renderer !== null, ...g };
+}
+
+function vncInfo(turboText: string, tigerText: string): VncInfo {
+  const turboBin = /^bin (.+)$/m.exec(turboText)?.[1]?.trim() ?? null;
+  const turboVer = parseXvncVersion(turboText);
+  const tigerVer = parseXvncVersion(tigerText);
+  const tigerInstalled = tigerVer?.flavor === 'tigervnc';
+  const turbovnc = { installed: turboBin !== null, version: turboVer?.flavor === 'turbovnc' ? turboVer.version : null, binDir: turboBin };
+  const tigervnc = { installed: tigerInstalled, version: tigerInstalled ? tigerVer!.version : null };
+  let flavor: VncFlavor | null = null;
+  if (turbovnc.installed) flavor = 'turbovnc';
+  else if (tigervnc.installed) flavor = 'tigervnc';
+  return {
+    flavor,
+    version: flavor === 'turbovnc' ? turbovnc.version : flavor === 'tigervnc' ? tigervnc.version : null,
+    vncserverPath: flavor === 'turbovnc' ? `${turboBin}/vncserver` : flavor === 'tigervnc' ? 'vncserver' : null,
+    turbovnc,
+    tigervnc,
+  };
+}
+
+/** Match each listed session with the sockets its Xvnc listens on (by pid when known, else by port). */
+export function attachListeners(list: ListedSession[], flavor: VncFlavor, listeners: Listener[]): VncSessionInfo[] {
+  return list.map((l) => {
+    const byPid = l.pid !== null ? listeners.filter((x) => x.pid === l.pid) : [];
+    const port = l.port ?? byPid[0]?.port ?? 5900 + l.display;
+    const mine = byPid.length > 0 ? byPid.filter((x) => x.port === port) : listeners.filter((x) => x.port === port);
+    const listenAddresses = [...new Set(mine.map((x) => x.address))];
+    return {
+      display: l.display,
+      port,
+      pid: l.pid,
+      flavor,
+      localhostOnly: listenAddresses.length === 0 ? null : listenAddresses.every(isLoopbackAddress),
+      listenAddresses,
+    };
+  });
+}

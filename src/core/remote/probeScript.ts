@@ -1,0 +1,81 @@
+import { SECTION_MARK } from './parsers';
+import { shScript } from './shellQuote';
+
+/**
+ * The whole probe as ONE remote POSIX sh script: a single SSH round trip instead of dozens, no root,
+ * every slow tool under a timeout. Output is split into "@@GD:<name>" sections for the pure parsers.
+ *
+ * $1 is the root of the /opt-style install prefix (normally /opt): VirtualGL and TurboVNC live in
+ * $1/VirtualGL/bin and $1/TurboVNC/bin. It is passed as an argument, quoted by shellQuote.
+ */
+export const NVIDIA_SMI_QUERY =
+  '--query-gpu=index,name,uuid,memory.total,memory.used,utilization.gpu,driver_version,pci.bus_id';
+
+export const WINDOW_MANAGER_COMMANDS = [
+  'xfce4-session', 'startxfce4', 'mate-session', 'gnome-session', 'startplasma-x11', 'startkde',
+  'cinnamon-session', 'lxsession', 'lxqt-session', 'openbox-session', 'openbox', 'fluxbox',
+  'icewm-session', 'icewm', 'i3', 'awesome', 'fvwm3', 'fvwm', 'xfwm4', 'metacity', 'marco', 'twm',
+];
+
+const SCRIPT = `
+export LC_ALL=C
+PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"
+O="\${1:-/opt}"
+m() { printf '\\n${SECTION_MARK}%s\\n' "$1"; }
+to() { if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; "$@"; fi; }
+m os; cat /etc/os-release 2>/dev/null || cat /usr/lib/os-release 2>/dev/null
+m uname; uname -m; uname -r; uname -n
+m id; id -un; id -u; id -nG
+m sudo
+if [ "$(id -u)" = 0 ]; then echo root
+elif command -v sudo >/dev/null 2>&1; then if sudo -n true </dev/null >/dev/null 2>&1; then echo passwordless; else echo password; fi
+else echo absent; fi
+m nvsmi
+if command -v nvidia-smi >/dev/null 2>&1; then to 8 nvidia-smi ${NVIDIA_SMI_QUERY} --format=csv,noheader,nounits 2>&1; echo "@@rc=$?"; else echo "@@absent"; fi
+m nvproc; cat /proc/driver/nvidia/version 2>/dev/null
+m dri
+for f in /dev/dri/card* /dev/dri/renderD*; do
+  [ -e "$f" ] || continue
+  a=no; [ -r "$f" ] && [ -w "$f" ] && a=rw
+  printf '%s %s %s\\n' "$f" "$a" "$(stat -c %G "$f" 2>/dev/null)"
+done
+m vgl
+V="$O/VirtualGL/bin"
+if [ ! -x "$V/vglrun" ] && command -v vglrun >/dev/null 2>&1; then V=$(dirname "$(command -v vglrun)"); fi
+if [ -x "$V/vglrun" ]; then echo "bin $V"; [ -x "$V/eglinfo" ] && echo "eglinfo"; fi
+ver=$(dpkg-query -W -f='\${Version}' virtualgl 2>/dev/null) || ver=
+[ -n "$ver" ] || { ver=$(rpm -q --qf '%{VERSION}' VirtualGL 2>/dev/null) || ver=; }
+[ -n "$ver" ] && echo "version $ver"
+getent group vglusers >/dev/null 2>&1 && echo "group"
+m x0
+if [ -S /tmp/.X11-unix/X0 ] || [ -e /tmp/.X0-lock ]; then
+  echo "@@running"
+  XA=; [ -r /etc/opt/VirtualGL/vgl_xauth_key ] && XA=/etc/opt/VirtualGL/vgl_xauth_key
+  if [ -x "$V/glxinfo" ]; then XAUTHORITY="\${XA:-\${XAUTHORITY:-$HOME/.Xauthority}}" to 5 "$V/glxinfo" -display :0 -c 2>&1 | head -n 40
+  elif command -v glxinfo >/dev/null 2>&1; then XAUTHORITY="\${XA:-\${XAUTHORITY:-$HOME/.Xauthority}}" to 5 glxinfo -display :0 -B 2>&1 | head -n 40
+  else echo "@@noglxinfo"; fi
+fi
+m turbo
+T="$O/TurboVNC/bin"
+if [ -x "$T/vncserver" ]; then echo "bin $T"; to 3 "$T/Xvnc" -version 2>&1 | head -n 3; fi
+m turbolist; [ -x "$T/vncserver" ] && to 5 "$T/vncserver" -list 2>&1
+m tiger
+X=$(command -v Xtigervnc 2>/dev/null) || X=$(command -v Xvnc 2>/dev/null) || X=
+case "$X" in "$T"/*) X= ;; esac
+[ -n "$X" ] && to 3 "$X" -version 2>&1 | head -n 3
+m tigerlist
+W=$(command -v tigervncserver 2>/dev/null) || W=$(command -v vncserver 2>/dev/null) || W=
+case "$W" in "$T"/*) W= ;; esac
+[ -n "$X" ] && [ -n "$W" ] && to 5 "$W" -list 2>&1
+m listen
+if command -v ss >/dev/null 2>&1; then ss -ltnp 2>/dev/null; else echo "@@proc"; cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; fi
+m wm
+for c in ${WINDOW_MANAGER_COMMANDS.join(' ')}; do command -v "$c" >/dev/null 2>&1 && echo "$c"; done
+m dm
+[ -e /etc/systemd/system/display-manager.service ] && basename "$(readlink -f /etc/systemd/system/display-manager.service)" .service
+m end
+`;
+
+export function buildProbeCommand(optRoot = '/opt'): string {
+  return shScript(SCRIPT, [optRoot]);
+}

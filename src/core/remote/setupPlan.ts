@@ -1,0 +1,245 @@
+import { GpuDeskError } from '../errors';
+import { driverMajor, toXorgBusId } from './parsers';
+import { ensureLinesScript, linesPresentCheck } from './remoteFile';
+import { shellCommand, shellQuote } from './shellQuote';
+import type { DistroKey, PlanStep, RenderBackend, ServerReport, SetupPlan } from './types';
+
+/**
+ * The reference procedure (docs/README.md §2–3) as a list of reviewable steps. Pure: a report in, a
+ * plan out. Each step's `check` decides whether `apply` is needed, so a configured server runs nothing.
+ */
+
+export interface PlanOptions {
+  /** Desktop to install when the server has none. Xfce is light and complete; openbox is minimal. */
+  windowManager?: 'xfce' | 'openbox';
+  /** Virtual screen of the headless 3D X server (GLX back end only). */
+  virtualScreen?: string;
+  virtualglVersion?: string;
+  turbovncVersion?: string;
+  /** Install prefix of VirtualGL/TurboVNC (default /opt); tests point it at shims. */
+  optRoot?: string;
+}
+
+export const DEFAULT_VIRTUALGL_VERSION = '3.1.1';
+export const DEFAULT_TURBOVNC_VERSION = '3.1.2';
+
+interface Recipe {
+  family: 'deb' | 'rpm';
+  glPackages: string[];
+  wm: { xfce: string[]; openbox: string[] };
+  tigervnc: string[];
+  /** Repositories the GL/desktop packages come from (EPEL, CRB/PowerTools on RHEL). */
+  prepare?: string;
+  /** TigerVNC's system-wide mandatory settings (where `localhost` is forced). */
+  tigerConfig: { path: string; line: string; beforeLine?: string };
+  /** Display manager installed for the GLX recipe when the server has none. */
+  displayManager: string[];
+}
+
+const DEB_GL = ['build-essential', 'libgl1-mesa-dev', 'libglu1-mesa-dev', 'freeglut3-dev', 'libglew-dev', 'libxmu-dev', 'mesa-utils'];
+const DEB_WM = { xfce: ['xfce4', 'xfce4-terminal', 'dbus-x11'], openbox: ['openbox', 'xterm'] };
+const PERL_TIGER = { path: '/etc/tigervnc/vncserver-config-mandatory', line: '$localhost = "yes";', beforeLine: '1;' };
+const EPEL = (major: 8 | 9) =>
+  [
+    `rpm -q epel-release >/dev/null 2>&1 || dnf install -y epel-release || dnf install -y https://dl.fedoraproject.org/pub/epel/epel-release-latest-${major}.noarch.rpm`,
+    major === 9
+      ? 'crb enable 2>/dev/null || dnf config-manager --set-enabled crb'
+      : 'dnf config-manager --set-enabled powertools 2>/dev/null || subscription-manager repos --enable "codeready-builder-for-rhel-8-$(uname -m)-rpms"',
+  ].join('\n');
+const RPM_GL = ['gcc', 'gcc-c++', 'make', 'mesa-libGL-devel', 'mesa-libGLU-devel', 'freeglut-devel', 'glew-devel', 'libXmu-devel', 'glx-utils'];
+const RPM_WM = { xfce: ['xfce4-session', 'xfwm4', 'xfce4-panel', 'xfdesktop', 'xfce4-terminal', 'dbus-x11'], openbox: ['openbox', 'xterm'] };
+const RPM_TIGER = { path: '/etc/tigervnc/vncserver-config-mandatory', line: 'localhost' };
+
+const RECIPES: Record<DistroKey, Recipe> = {
+  // libgl1-mesa-glx still exists on 20.04/22.04 (the reference guide installs it); it is gone on 24.04.
+  'ubuntu-20.04': { family: 'deb', glPackages: [...DEB_GL, 'libgl1-mesa-glx'], wm: DEB_WM, tigervnc: ['tigervnc-standalone-server'],
+    // TigerVNC 1.10's wrapper reads Perl settings from /etc/vnc.conf.
+    tigerConfig: { path: '/etc/vnc.conf', line: '$localhost = "yes";', beforeLine: '1;' }, displayManager: ['lightdm'] },
+  'ubuntu-22.04': { family: 'deb', glPackages: [...DEB_GL, 'libgl1-mesa-glx'], wm: DEB_WM, tigervnc: ['tigervnc-standalone-server', 'tigervnc-tools'], tigerConfig: PERL_TIGER, displayManager: ['lightdm'] },
+  'ubuntu-24.04': { family: 'deb', glPackages: DEB_GL.map((p) => (p === 'freeglut3-dev' ? 'libglut-dev' : p)), wm: DEB_WM, tigervnc: ['tigervnc-standalone-server', 'tigervnc-tools'], tigerConfig: PERL_TIGER, displayManager: ['lightdm'] },
+  'debian-12': { family: 'deb', glPackages: DEB_GL, wm: DEB_WM, tigervnc: ['tigervnc-standalone-server', 'tigervnc-tools'], tigerConfig: PERL_TIGER, displayManager: ['lightdm'] },
+  'rhel-8': { family: 'rpm', glPackages: RPM_GL, wm: RPM_WM, tigervnc: ['tigervnc-server'], prepare: EPEL(8), tigerConfig: RPM_TIGER, displayManager: ['lightdm'] },
+  'rhel-9': { family: 'rpm', glPackages: RPM_GL, wm: RPM_WM, tigervnc: ['tigervnc-server'], prepare: EPEL(9), tigerConfig: RPM_TIGER, displayManager: ['lightdm'] },
+};
+
+function installCmd(r: Recipe, pkgs: string[]): string {
+  return r.family === 'deb'
+    ? `export DEBIAN_FRONTEND=noninteractive\napt-get update -q\n${shellCommand(['apt-get', 'install', '-y', '-q', '--no-install-recommends', ...pkgs])}`
+    : shellCommand(['dnf', 'install', '-y', ...pkgs]);
+}
+
+function installedCheck(r: Recipe, pkgs: string[]): string {
+  return r.family === 'deb'
+    ? `for p in ${pkgs.map(shellQuote).join(' ')}; do dpkg-query -W -f='\${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || exit 1; done`
+    : `rpm -q ${pkgs.map(shellQuote).join(' ')} >/dev/null 2>&1`;
+}
+
+/** A download that works with curl or wget, whichever the server has; never leaves a partial package behind. */
+function fetchTo(url: string, file: string): string {
+  const u = shellQuote(url);
+  return `{ curl -fsSL --retry 2 -o ${file} ${u} 2>/dev/null || wget -q -O ${file} ${u}; }`;
+}
+
+function debArch(arch: string): string {
+  return arch === 'aarch64' ? 'arm64' : 'amd64';
+}
+
+export const TURBOVNC_SECURITY_CONF = '/etc/turbovncserver-security.conf';
+/** No unauthenticated (None) or Unix-password (Plain/UnixLogin) types; only VNC passwords and OTPs, plain or in TLS. */
+export const TURBOVNC_SECURITY_LINES = [
+  'no-remote-connections',
+  'no-reverse-connections',
+  'permitted-security-types = VNC, OTP, TLSVnc, TLSOtp, X509Vnc, X509Otp',
+];
+
+export function chooseBackend(report: ServerReport): RenderBackend {
+  if (!report.nvidia.driverLoaded || report.gpus.length === 0) return 'none';
+  const eglDriver = (driverMajor(report.nvidia.driverVersion) ?? 0) >= 450 && report.dri.some((d) => d.kind === 'card');
+  return eglDriver ? 'egl' : 'glx';
+}
+
+export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): SetupPlan {
+  const distro = report.os.distro;
+  if (!distro) {
+    throw new GpuDeskError(
+      'UNSUPPORTED_OS',
+      `gpu-desk has no set-up recipe for ${report.os.prettyName || 'this operating system'}`,
+      'Use Ubuntu 20.04/22.04/24.04, Debian 12 or RHEL/Rocky 8/9, or follow the VirtualGL and TurboVNC guides by hand',
+    );
+  }
+  const r = RECIPES[distro];
+  const opt = opts.optRoot ?? '/opt';
+  const vgl = `${opt}/VirtualGL/bin`;
+  const tvnc = `${opt}/TurboVNC/bin`;
+  const user = report.user;
+  const backend = chooseBackend(report);
+  const steps: PlanStep[] = [];
+  const notes: string[] = [];
+  const prep = (s: string) => (r.prepare ? `${r.prepare}\n${s}` : s);
+
+  steps.push({
+    id: 'gl-libraries',
+    title: 'Install the OpenGL libraries',
+    why: '3D programs and their build tools need the GL, GLU, GLUT and GLEW libraries; glxinfo comes with them for checking the renderer.',
+    check: installedCheck(r, r.glPackages),
+    apply: prep(installCmd(r, r.glPackages)),
+    needsRoot: true,
+  });
+
+  const wmKind = opts.windowManager ?? 'xfce';
+  const wmCommand = wmKind === 'xfce' ? 'xfce4-session' : 'openbox-session';
+  if (report.windowManagers.length === 0) {
+    steps.push({
+      id: 'window-manager',
+      title: wmKind === 'xfce' ? 'Install a light desktop (Xfce)' : 'Install a minimal window manager (Openbox)',
+      why: 'Without a window manager the VNC desktop has no title bars, no moving or resizing of windows, and no menu to start programs.',
+      check: `command -v ${wmCommand} >/dev/null 2>&1`,
+      apply: prep(installCmd(r, r.wm[wmKind])),
+      needsRoot: true,
+    });
+  }
+
+  if (backend === 'none') {
+    notes.push('VirtualGL steps are left out: no NVIDIA GPU with a working driver was found. Install the driver, reboot, then probe again.');
+  } else {
+    const vv = opts.virtualglVersion ?? DEFAULT_VIRTUALGL_VERSION;
+    const base = `https://github.com/VirtualGL/virtualgl/releases/download/${vv}`;
+    const url = r.family === 'deb' ? `${base}/virtualgl_${vv}_${debArch(report.arch)}.deb` : `${base}/VirtualGL-${vv}.${report.arch === 'aarch64' ? 'aarch64' : 'x86_64'}.rpm`;
+    const install = r.family === 'deb'
+      ? `f=$(mktemp --suffix=.deb) || exit 1\ntrap 'rm -f "$f"' EXIT\n${fetchTo(url, '"$f"')} || { echo "Could not download ${url}" >&2; exit 1; }\nexport DEBIAN_FRONTEND=noninteractive\napt-get install -y -q "$f"`
+      : shellCommand(['dnf', 'install', '-y', url]);
+    steps.push({
+      id: 'virtualgl',
+      title: `Install VirtualGL ${vv}`,
+      why: 'VirtualGL runs each program\'s OpenGL on the server GPU and hands finished frames to the VNC desktop, instead of shipping GL commands to your laptop to render on its CPU.',
+      // eglinfo ships with VirtualGL ≥ 3.0, the first release with the EGL back end.
+      check: `[ -x ${shellQuote(`${vgl}/vglrun`)} ] && [ -x ${shellQuote(`${vgl}/eglinfo`)} ]`,
+      apply: install,
+      needsRoot: true,
+    });
+    const inGroup = `id -nG ${shellQuote(user)} | tr ' ' '\\n' | grep -qx vglusers`;
+    if (backend === 'egl') {
+      steps.push({
+        id: 'virtualgl-egl',
+        title: 'Configure VirtualGL for the EGL back end (no 3D X server)',
+        why: `The NVIDIA driver ${report.nvidia.driverVersion} exposes its GPU as an EGL device, so VirtualGL can render with no X server on :0, no nvidia-xconfig and no display-manager restart. This opens the GPU device to the vglusers group and adds ${user} to it.`,
+        check: `${inGroup} && for c in /dev/dri/card*; do [ "$(stat -c %G "$c" 2>/dev/null)" = vglusers ] && exit 0; done; exit 1`,
+        apply: `${shellCommand([`${vgl}/vglserver_config`, '-config', '+egl'])}\n${shellCommand(['usermod', '-aG', 'vglusers', user])}`,
+        needsRoot: true,
+      });
+    } else {
+      const gpu = report.gpus[0];
+      const busId = gpu?.pciBusId ? toXorgBusId(gpu.pciBusId) : null;
+      const screen = opts.virtualScreen ?? '1920x1080';
+      if (!/^\d{3,5}x\d{3,5}$/.test(screen)) {
+        throw new GpuDeskError('BAD_ARGUMENT', `"${screen}" is not a screen size`, 'Give the virtual screen as WIDTHxHEIGHT, e.g. 1920x1080');
+      }
+      const xconfig = ['nvidia-xconfig', '-a', '--allow-empty-initial-configuration', '--use-display-device=None', `--virtual=${screen}`];
+      if (busId) xconfig.push('--busid', busId);
+      steps.push({
+        id: 'glx-xserver',
+        title: 'Configure a headless 3D X server on the GPU (GLX back end)',
+        why: `The EGL back end is not available here (${report.dri.some((d) => d.kind === 'card') ? `driver ${report.nvidia.driverVersion} is older than 450` : 'no /dev/dri/card device'}), so VirtualGL needs an X server on :0 that runs on the GPU with no monitor attached. The display manager is restarted once.`,
+        check: `[ -e /etc/opt/VirtualGL/vgl_xauth_key ] && grep -qs 'UseDisplayDevice.*None' /etc/X11/xorg.conf && ${inGroup}`,
+        apply: [
+          `systemctl cat display-manager.service >/dev/null 2>&1 || { ${prep(installCmd(r, r.displayManager)).split('\n').join('; ')}; }`,
+          shellCommand(xconfig),
+          'systemctl stop display-manager.service || true',
+          shellCommand([`${vgl}/vglserver_config`, '-config', '-s', '-f', '-t']),
+          shellCommand(['usermod', '-aG', 'vglusers', user]),
+          'systemctl start display-manager.service',
+        ].join('\n'),
+        needsRoot: true,
+      });
+      if (!busId) notes.push('nvidia-smi did not report a PCI bus ID, so nvidia-xconfig will pick the GPU itself.');
+    }
+  }
+
+  const tv = opts.turbovncVersion ?? DEFAULT_TURBOVNC_VERSION;
+  const tBase = `https://github.com/TurboVNC/turbovnc/releases/download/${tv}`;
+  const tUrl = r.family === 'deb' ? `${tBase}/turbovnc_${tv}_${debArch(report.arch)}.deb` : `${tBase}/turbovnc-${tv}.${report.arch === 'aarch64' ? 'aarch64' : 'x86_64'}.rpm`;
+  const tigerFallback = installCmd(r, r.tigervnc);
+  steps.push({
+    id: 'vnc-server',
+    title: `Install TurboVNC ${tv} (or the distribution's TigerVNC if it cannot be fetched)`,
+    why: 'The VNC server is the virtual desktop you see. TurboVNC is tuned for 3D frames and supports one-time passwords; TigerVNC is the fallback from the distribution.',
+    check: `[ -x ${shellQuote(`${tvnc}/vncserver`)} ] || command -v Xtigervnc >/dev/null 2>&1 || { command -v Xvnc >/dev/null 2>&1 && Xvnc -version 2>&1 | grep -q TigerVNC; }`,
+    apply: r.family === 'deb'
+      ? `f=$(mktemp --suffix=.deb) || exit 1\ntrap 'rm -f "$f"' EXIT\nexport DEBIAN_FRONTEND=noninteractive\nif ${fetchTo(tUrl, '"$f"')}; then\n  apt-get install -y -q "$f"\nelse\n  echo "TurboVNC's package could not be fetched; installing the distribution's TigerVNC instead"\n${tigerFallback}\nfi`
+      : `if ! ${shellCommand(['dnf', 'install', '-y', tUrl])}; then\n  echo "TurboVNC's package could not be fetched; installing the distribution's TigerVNC instead"\n  ${tigerFallback}\nfi`,
+    needsRoot: true,
+  });
+
+  const tc = r.tigerConfig;
+  const turboConf = ensureLinesScript(TURBOVNC_SECURITY_CONF, TURBOVNC_SECURITY_LINES);
+  const tigerConf = ensureLinesScript(tc.path, [tc.line], { beforeLine: tc.beforeLine });
+  const hasTurbo = `[ -x ${shellQuote(`${tvnc}/vncserver`)} ]`;
+  const hasTiger = `{ command -v Xtigervnc >/dev/null 2>&1 || { command -v Xvnc >/dev/null 2>&1 && Xvnc -version 2>&1 | grep -q TigerVNC; }; }`;
+  steps.push({
+    id: 'vnc-localhost',
+    title: 'Keep VNC sessions on localhost',
+    why: 'A VNC port open to the network invites password guessing. These settings make every session, even one started by hand, accept only connections from the server itself — gpu-desk reaches it through SSH. TurboVNC also refuses unauthenticated and Unix-password logins.',
+    check: `{ ! ${hasTurbo} || ${linesPresentCheck(TURBOVNC_SECURITY_CONF, TURBOVNC_SECURITY_LINES)}; } && { ! ${hasTiger} || ${linesPresentCheck(tc.path, [tc.line])}; }`,
+    apply: `if ${hasTurbo}; then\n${turboConf}\nfi\nif ${hasTiger}; then\n${tigerConf}\nfi`,
+    needsRoot: true,
+  });
+
+  return { distro, backend, steps, notes };
+}
+
+/** The plan as text a person can review: every command and why, before anything runs. */
+export function formatPlan(plan: SetupPlan, status?: Record<string, 'done' | 'pending'>): string {
+  const out: string[] = [`Set-up plan for ${plan.distro} (render back end: ${plan.backend === 'none' ? 'none — no GPU driver' : plan.backend.toUpperCase()})`, ''];
+  plan.steps.forEach((s, i) => {
+    const st = status?.[s.id];
+    out.push(`${i + 1}. ${s.title}${s.needsRoot ? ' [root]' : ''}${st === 'done' ? ' — already done, will be skipped' : ''}`);
+    out.push(`   Why: ${s.why}`);
+    out.push('   Check:');
+    for (const l of s.check.split('\n')) out.push(`     ${l}`);
+    out.push('   Commands:');
+    for (const l of s.apply.split('\n')) out.push(`     ${l}`);
+    out.push('');
+  });
+  for (const n of plan.notes) out.push(`Note: ${n}`);
+  return out.join('\n').trimEnd() + '\n';
+}

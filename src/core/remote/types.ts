@@ -1,0 +1,209 @@
+/**
+ * Data shared by the probe, the findings, the set-up plan and VNC sessions. Plain serialisable values
+ * (no classes, no functions, no Dates) so the IPC contract can carry them unchanged.
+ */
+
+export type DistroKey = 'ubuntu-20.04' | 'ubuntu-22.04' | 'ubuntu-24.04' | 'debian-12' | 'rhel-8' | 'rhel-9';
+export type PackageFamily = 'deb' | 'rpm' | 'unknown';
+
+export interface OsInfo {
+  /** os-release ID, e.g. "ubuntu", "debian", "rocky". */
+  id: string;
+  idLike: string[];
+  versionId: string;
+  prettyName: string;
+  family: PackageFamily;
+  /** The recipe this release gets, or null when gpu-desk has none for it. */
+  distro: DistroKey | null;
+}
+
+export interface GpuInfo {
+  index: number;
+  name: string;
+  uuid: string;
+  memoryTotalMiB: number | null;
+  memoryUsedMiB: number | null;
+  utilizationPct: number | null;
+  driverVersion: string;
+  /** nvidia-smi form, e.g. "00000000:3B:00.0"; null when not reported. */
+  pciBusId: string | null;
+}
+
+export interface NvidiaInfo {
+  smiInstalled: boolean;
+  /** Kernel module loaded (/proc/driver/nvidia/version readable). */
+  driverLoaded: boolean;
+  driverVersion: string | null;
+  /** nvidia-smi's own complaint when it ran but failed (first line). */
+  smiError: string | null;
+}
+
+export interface DriDevice {
+  path: string;
+  kind: 'card' | 'render';
+  group: string | null;
+  /** The probing account can open it read-write (EGL back end needs this). */
+  accessible: boolean;
+}
+
+export interface VirtualGLInfo {
+  installed: boolean;
+  /** Package version when the package manager knows it (e.g. "3.1.1"), else null. */
+  version: string | null;
+  binDir: string | null;
+  /** VirtualGL ≥ 3.0 ships eglinfo; its presence means the EGL back end exists in this build. */
+  hasEglBackend: boolean;
+  /** The vglusers group exists (vglserver_config has run). */
+  vglusersGroup: boolean;
+  userInVglusers: boolean;
+  /** EGL back end usable right now: build supports it, a GPU DRI card exists and the account can open it. */
+  eglUsable: boolean;
+  eglReason: string;
+}
+
+export interface XServerInfo {
+  /** Something serves display :0 (/tmp/.X11-unix/X0 exists). */
+  running: boolean;
+  /** glxinfo could talk to it. */
+  accessible: boolean;
+  renderer: string | null;
+  vendor: string | null;
+  glVersion: string | null;
+  directRendering: boolean | null;
+  /** The renderer is a software rasteriser (llvmpipe, softpipe, swrast). */
+  softwareRenderer: boolean;
+  error: string | null;
+}
+
+export type VncFlavor = 'turbovnc' | 'tigervnc';
+
+export interface VncInfo {
+  /** Preferred flavour present on the server (TurboVNC wins when both are installed). */
+  flavor: VncFlavor | null;
+  version: string | null;
+  /** Absolute path of the vncserver wrapper for `flavor`. */
+  vncserverPath: string | null;
+  turbovnc: { installed: boolean; version: string | null; binDir: string | null };
+  tigervnc: { installed: boolean; version: string | null };
+}
+
+export interface VncSessionInfo {
+  display: number;
+  /** TCP port the session's RFB listener uses (5900+n unless -rfbport moved it). */
+  port: number;
+  pid: number | null;
+  flavor: VncFlavor;
+  /** true: every listener is on loopback; false: at least one is reachable from the network; null: unknown. */
+  localhostOnly: boolean | null;
+  listenAddresses: string[];
+}
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export type FindingCode =
+  | 'NO_NVIDIA_DRIVER'
+  | 'NVIDIA_SMI_FAILED'
+  | 'VIRTUALGL_MISSING'
+  | 'VIRTUALGL_OLD'
+  | 'NO_3D_X_SERVER'
+  | 'GLX_RENDERER_SOFTWARE'
+  | 'EGL_DEVICE_NOT_ACCESSIBLE'
+  | 'SESSION_LISTENS_ON_ALL_INTERFACES'
+  | 'NO_VNC_SERVER'
+  | 'TIGERVNC_ONLY'
+  | 'NO_WINDOW_MANAGER'
+  | 'UNSUPPORTED_OS'
+  | 'NO_SUDO';
+
+export interface Finding {
+  severity: Severity;
+  code: FindingCode;
+  /** Plain language: what is wrong and what it means for the user. */
+  message: string;
+  /** What to do about it (a plan step id when the set-up plan covers it). */
+  fix: string;
+  planStep?: string;
+}
+
+export type SudoState = 'root' | 'passwordless' | 'password' | 'absent';
+
+export interface ServerReport {
+  host: string;
+  user: string;
+  uid: number | null;
+  groups: string[];
+  os: OsInfo;
+  arch: string;
+  kernel: string;
+  sudo: SudoState;
+  nvidia: NvidiaInfo;
+  gpus: GpuInfo[];
+  dri: DriDevice[];
+  virtualgl: VirtualGLInfo;
+  xserver: XServerInfo;
+  vnc: VncInfo;
+  sessions: VncSessionInfo[];
+  /** Window-manager/desktop session commands found on PATH (e.g. "xfce4-session", "openbox-session"). */
+  windowManagers: string[];
+  /** Active display manager unit (gdm3, lightdm, sddm…) or null. */
+  displayManager: string | null;
+  findings: Finding[];
+  /** Wall time of the probe in ms (for the UI; the probe must stay within a few seconds). */
+  probeMs: number;
+}
+
+export interface PlanStep {
+  id: string;
+  title: string;
+  /** Why this step matters, in plain language. */
+  why: string;
+  /** POSIX sh script; exit 0 means the step is already done and `apply` is skipped. */
+  check: string;
+  /** POSIX sh script that makes `check` pass. */
+  apply: string;
+  needsRoot: boolean;
+}
+
+export type RenderBackend = 'egl' | 'glx' | 'none';
+
+export interface SetupPlan {
+  distro: DistroKey;
+  backend: RenderBackend;
+  steps: PlanStep[];
+  /** Things the plan deliberately leaves out, and why. */
+  notes: string[];
+}
+
+export type StepStatus = 'done' | 'pending';
+
+export type PlanProgress =
+  | { type: 'step-check'; stepId: string; index: number; total: number }
+  | { type: 'step-skip'; stepId: string; index: number; total: number }
+  | { type: 'step-start'; stepId: string; index: number; total: number }
+  | { type: 'output'; stepId: string; stream: 'stdout' | 'stderr'; text: string }
+  | { type: 'step-done'; stepId: string; index: number; total: number; ms: number }
+  | { type: 'step-failed'; stepId: string; index: number; total: number; message: string };
+
+export interface StepResult {
+  id: string;
+  status: 'skipped' | 'applied' | 'failed' | 'not-run';
+  ms: number;
+  /** Tail of the step's output (stdout+stderr), redacted. */
+  output: string;
+}
+
+export interface ApplyResult {
+  ok: boolean;
+  steps: StepResult[];
+  /** Set when ok is false. */
+  error?: { code: string; message: string; fix?: string; stepId?: string };
+}
+
+export interface StartedSession extends VncSessionInfo {
+  /**
+   * Password for this connection only: a TurboVNC one-time password (valid once) or a random TigerVNC
+   * per-session password. Hand it to the viewer; never store or log it.
+   */
+  password: string | null;
+  passwordKind: 'otp' | 'session' | 'none';
+}

@@ -1,0 +1,242 @@
+import { randomInt } from 'node:crypto';
+import { GpuDeskError, registerSecret } from '../errors';
+import type { SshSession } from '../ssh/types';
+import { attachListeners, probeServer } from './probe';
+import {
+  parseOtp,
+  parseProcNetTcp,
+  parseSsListeners,
+  parseStartedDisplay,
+  parseTigerVncList,
+  parseTurboVncList,
+  SECTION_MARK,
+  splitSections,
+} from './parsers';
+import { shScript } from './shellQuote';
+import type { ServerReport, StartedSession, VncFlavor, VncSessionInfo } from './types';
+
+export interface SessionOptions {
+  /** Install prefix of TurboVNC/VirtualGL (default /opt). */
+  optRoot?: string;
+}
+
+export interface StartOptions extends SessionOptions {
+  /** Display number; the next free one when omitted. */
+  display?: number;
+  /** WIDTHxHEIGHT, default 1920x1080. */
+  geometry?: string;
+  /** Window-manager/session command (e.g. xfce4-session); default: the first one the probe found. */
+  windowManager?: string;
+  /** Run the window manager under VirtualGL: 'auto' (default) does so when VirtualGL is configured. */
+  virtualgl?: 'auto' | 'on' | 'off';
+  /** A fresh probe report, to skip probing again. */
+  report?: ServerReport;
+  flavor?: VncFlavor;
+}
+
+const LIST_SCRIPT = `
+export LC_ALL=C
+PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"
+T="\${1:-/opt}/TurboVNC/bin"
+m() { printf '\\n${SECTION_MARK}%s\\n' "$1"; }
+m turbolist; [ -x "$T/vncserver" ] && "$T/vncserver" -list 2>&1
+m tigerlist
+X=$(command -v Xtigervnc 2>/dev/null) || X=$(command -v Xvnc 2>/dev/null) || X=
+case "$X" in "$T"/*) X= ;; esac
+W=$(command -v tigervncserver 2>/dev/null) || W=$(command -v vncserver 2>/dev/null) || W=
+case "$W" in "$T"/*) W= ;; esac
+[ -n "$X" ] && [ -n "$W" ] && "$W" -list 2>&1
+m listen
+if command -v ss >/dev/null 2>&1; then ss -ltnp 2>/dev/null; else echo "@@proc"; cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; fi
+m end
+`;
+
+/** Running sessions of the connected account, both flavours, with where each one listens. */
+export async function listSessions(session: SshSession, opts: SessionOptions = {}): Promise<VncSessionInfo[]> {
+  const r = await session.exec(shScript(LIST_SCRIPT, [opts.optRoot ?? '/opt']), { timeoutMs: 30_000 });
+  const s = splitSections(r.stdout);
+  if (!('end' in s)) {
+    throw new GpuDeskError('REMOTE_COMMAND_FAILED', `Listing VNC sessions failed (${(r.stderr || r.stdout).trim().split('\n')[0] ?? ''})`, 'Check that the account has a POSIX shell and try again');
+  }
+  const listeners = (s.listen ?? '').includes('@@proc') ? parseProcNetTcp(s.listen) : parseSsListeners(s.listen ?? '');
+  return [
+    ...attachListeners(parseTurboVncList(s.turbolist ?? ''), 'turbovnc', listeners),
+    ...attachListeners(parseTigerVncList(s.tigerlist ?? ''), 'tigervnc', listeners),
+  ].sort((a, b) => a.display - b.display);
+}
+
+function checkDisplay(n: number): void {
+  if (!Number.isInteger(n) || n < 0 || n > 99) {
+    throw new GpuDeskError('DISPLAY_OUT_OF_RANGE', `Display ${n} is out of range`, 'Use a display number from 0 to 99 (port 5900+n)');
+  }
+}
+
+function checkGeometry(g: string): void {
+  if (!/^\d{2,5}x\d{2,5}$/.test(g)) {
+    throw new GpuDeskError('BAD_ARGUMENT', `"${g}" is not a screen size`, 'Give the geometry as WIDTHxHEIGHT, e.g. 1920x1080');
+  }
+}
+
+function checkCommandName(c: string): void {
+  // Quoted anyway; this keeps a profile typo from becoming a confusing remote error.
+  if (!/^[A-Za-z0-9_.\/+-]+$/.test(c)) {
+    throw new GpuDeskError('BAD_ARGUMENT', `"${c}" is not a program name`, 'Give the window manager as a command such as xfce4-session or /usr/bin/openbox-session');
+  }
+}
+
+/** 8 characters: VNC authentication ignores anything longer. */
+function randomVncPassword(): string {
+  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+  let p = '';
+  for (let i = 0; i < 8; i++) p += alphabet[randomInt(alphabet.length)];
+  return p;
+}
+
+const TURBO_START = `
+n="$1"; geom="$2"; wm="$3"; vgl="$4"; T="$5/TurboVNC/bin"
+set --
+[ -n "$n" ] && set -- ":$n"
+# OTP only: no VNC password file is needed or written; each password works for one connection.
+set -- "$@" -localhost -securitytypes OTP -otp -geometry "$geom"
+[ -n "$wm" ] && set -- "$@" -wm "$wm"
+if [ "$vgl" = egl ]; then VGL_DISPLAY=egl; export VGL_DISPLAY; set -- "$@" -vgl; fi
+[ "$vgl" = glx ] && set -- "$@" -vgl
+exec "$T/vncserver" "$@" </dev/null 2>&1
+`;
+
+const TIGER_START = `
+n="$1"; geom="$2"; xs="$3"; shift 3
+PATH="$PATH:/usr/local/bin"
+W=$(command -v tigervncserver 2>/dev/null) || W=$(command -v vncserver 2>/dev/null) || { echo "vncserver is not installed"; exit 1; }
+if [ -z "$n" ]; then
+  n=1
+  while [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ]; do n=$((n+1)); done
+fi
+umask 077
+mkdir -p "$HOME/.vnc" || exit 1
+pf="$HOME/.vnc/gpu-desk-$n.passwd"
+# The password arrives on stdin: it is never on a command line (visible in ps) nor in a file on the client.
+vncpasswd -f > "$pf" || { rm -f "$pf"; exit 1; }
+L=-localhost
+"$W" -help 2>&1 | grep -q 'localhost \\[yes|no\\]' && L="-localhost yes"
+if [ -n "$xs" ]; then
+  [ $# -gt 0 ] && set -- -- "$@"
+  "$W" ":$n" $L -geometry "$geom" -SecurityTypes VncAuth -PasswordFile "$pf" -xstartup "$xs" "$@" </dev/null 2>&1
+else
+  "$W" ":$n" $L -geometry "$geom" -SecurityTypes VncAuth -PasswordFile "$pf" </dev/null 2>&1
+fi
+rc=$?
+[ $rc = 0 ] || rm -f "$pf"
+exit $rc
+`;
+
+function resolveVgl(report: ServerReport, want: 'auto' | 'on' | 'off'): 'egl' | 'glx' | null {
+  if (want === 'off' || !report.virtualgl.installed) {
+    if (want === 'on') throw new GpuDeskError('VNC_SESSION_FAILED', 'VirtualGL is not installed on the server', 'Run the set-up plan first, or start the session without VirtualGL');
+    return null;
+  }
+  if (report.virtualgl.eglUsable) return 'egl';
+  if (report.xserver.accessible && !report.xserver.softwareRenderer) return 'glx';
+  if (want === 'on') throw new GpuDeskError('VNC_SESSION_FAILED', `VirtualGL cannot render here: ${report.virtualgl.eglReason}`, 'Run the set-up plan, or start the session without VirtualGL');
+  return null;
+}
+
+/**
+ * Start a session bound to localhost. TurboVNC gets a one-time password (nothing stored anywhere);
+ * TigerVNC gets a random per-session password, returned here for the viewer and kept only in the
+ * server account's ~/.vnc (mode 600) while the session runs.
+ */
+export async function startSession(session: SshSession, opts: StartOptions = {}): Promise<StartedSession> {
+  if (opts.display !== undefined) checkDisplay(opts.display);
+  const geometry = opts.geometry ?? '1920x1080';
+  checkGeometry(geometry);
+  if (opts.windowManager) checkCommandName(opts.windowManager);
+  const report = opts.report ?? (await probeServer(session, { optRoot: opts.optRoot }));
+  const flavor = opts.flavor ?? report.vnc.flavor;
+  if (!flavor || (flavor === 'turbovnc' && !report.vnc.turbovnc.installed) || (flavor === 'tigervnc' && !report.vnc.tigervnc.installed)) {
+    throw new GpuDeskError('VNC_SESSION_FAILED', flavor ? `${flavor === 'turbovnc' ? 'TurboVNC' : 'TigerVNC'} is not installed on the server` : 'No VNC server is installed on the server', 'Run the set-up plan (gpu-desk setup <server> --apply) to install one');
+  }
+  const vgl = resolveVgl(report, opts.virtualgl ?? 'auto');
+  const wm = opts.windowManager ?? report.windowManagers[0] ?? '';
+  const optRoot = opts.optRoot ?? '/opt';
+  const display = opts.display === undefined ? '' : String(opts.display);
+
+  let out: string;
+  let password: string | null;
+  let passwordKind: StartedSession['passwordKind'];
+  if (flavor === 'turbovnc') {
+    const r = await session.exec(shScript(TURBO_START, [display, geometry, wm, vgl ?? '', optRoot]), { timeoutMs: 60_000 });
+    out = r.stdout + r.stderr;
+    if (r.code !== 0) throw startFailed(out);
+    password = parseOtp(out);
+    passwordKind = password ? 'otp' : 'none';
+  } else {
+    password = randomVncPassword();
+    registerSecret(password);
+    passwordKind = 'session';
+    // With VirtualGL the session command is vglrun wrapping the window manager (+wm: window-manager mode).
+    let xstartup = '';
+    let args: string[] = [];
+    if (wm && vgl) {
+      xstartup = `${report.virtualgl.binDir ?? `${optRoot}/VirtualGL/bin`}/vglrun`;
+      args = [...(vgl === 'egl' ? ['-d', 'egl'] : []), '+wm', wm];
+    } else if (wm) {
+      xstartup = wm;
+    }
+    const r = await session.exec(shScript(TIGER_START, [display, geometry, xstartup, ...args]), { stdin: `${password}\n`, timeoutMs: 60_000 });
+    out = r.stdout + r.stderr;
+    if (r.code !== 0) throw startFailed(out);
+  }
+  const started = parseStartedDisplay(out);
+  if (!started) throw startFailed(out);
+  const info = (await listSessions(session, { optRoot })).find((s) => s.display === started.display && s.flavor === flavor);
+  if (!info) throw startFailed(`session :${started.display} started but is not listed`);
+  if (info.localhostOnly === false) {
+    // Never hand out a session the network can reach.
+    await killSession(session, info.display, { optRoot, flavor }).catch(() => {});
+    throw new GpuDeskError('VNC_SESSION_FAILED', `Session :${info.display} listened on ${info.listenAddresses.join(', ')}, not only on localhost, and was stopped`, 'Check the VNC server configuration on the server (a forced "localhost = no")');
+  }
+  return { ...info, password, passwordKind };
+}
+
+function startFailed(output: string): GpuDeskError {
+  const line = output.split('\n').map((l) => l.trim()).filter((l) => l && !/password/i.test(l)).slice(-1)[0] ?? 'no output';
+  return new GpuDeskError('VNC_SESSION_FAILED', `The VNC session did not start: ${line.slice(0, 200)}`, 'Try another display number, or look at ~/.vnc/*.log on the server');
+}
+
+/** A fresh TurboVNC one-time password for a running session (each works for one connection). */
+export async function newOneTimePassword(session: SshSession, display: number, opts: SessionOptions = {}): Promise<string> {
+  checkDisplay(display);
+  const r = await session.exec(shScript('exec "$1/TurboVNC/bin/vncpasswd" -o -display ":$2" 2>&1', [opts.optRoot ?? '/opt', String(display)]), { timeoutMs: 30_000 });
+  const otp = parseOtp(r.stdout + r.stderr);
+  if (r.code !== 0 || !otp) {
+    throw new GpuDeskError('VNC_SESSION_FAILED', `No one-time password for :${display}: ${(r.stdout + r.stderr).trim().split('\n')[0] ?? ''}`, 'Check that the session is a running TurboVNC session of this account');
+  }
+  registerSecret(otp);
+  return otp;
+}
+
+const KILL = `
+n="$1"; flavor="$2"; T="$3/TurboVNC/bin"
+if [ "$flavor" = turbovnc ]; then "$T/vncserver" -kill ":$n" 2>&1; rc=$?
+else
+  W=$(command -v tigervncserver 2>/dev/null) || W=$(command -v vncserver 2>/dev/null) || { echo "vncserver is not installed"; exit 1; }
+  "$W" -kill ":$n" 2>&1; rc=$?
+fi
+rm -f "$HOME/.vnc/gpu-desk-$n.passwd"
+exit $rc
+`;
+
+export async function killSession(session: SshSession, display: number, opts: SessionOptions & { flavor?: VncFlavor } = {}): Promise<void> {
+  checkDisplay(display);
+  let flavor = opts.flavor;
+  if (!flavor) {
+    const found = (await listSessions(session, opts)).find((s) => s.display === display);
+    if (!found) throw new GpuDeskError('VNC_SESSION_FAILED', `No VNC session :${display} is running for this account`, 'List the sessions with `gpu-desk sessions <server> list`');
+    flavor = found.flavor;
+  }
+  const r = await session.exec(shScript(KILL, [String(display), flavor, opts.optRoot ?? '/opt']), { timeoutMs: 30_000 });
+  if (r.code !== 0) {
+    throw new GpuDeskError('VNC_SESSION_FAILED', `Could not stop session :${display}: ${(r.stdout + r.stderr).trim().split('\n').filter(Boolean).slice(-1)[0] ?? ''}`, 'List the sessions with `gpu-desk sessions <server> list`');
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Probe outputs assembled from the real-format fixtures, section by section, exactly as the probe
+ * script prints them; buildReport turns them into ServerReports for the findings and plan tests.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildReport } from '../../../src/core/remote/probe';
+import type { ServerReport } from '../../../src/core/remote/types';
+
+export const fx = (name: string) => fs.readFileSync(path.join(__dirname, '../../fixtures/remote', name), 'utf8');
+
+export interface Scenario {
+  os: string;
+  user?: string;
+  groups?: string;
+  sudo?: string;
+  nvsmi?: string;
+  nvproc?: string;
+  dri?: string;
+  vgl?: string;
+  x0?: string;
+  turbo?: string;
+  turbolist?: string;
+  tiger?: string;
+  tigerlist?: string;
+  listen?: string;
+  wm?: string;
+  dm?: string;
+  arch?: string;
+}
+
+export function report(s: Scenario): ServerReport {
+  const user = s.user ?? 'alice';
+  return buildReport(
+    {
+      os: fx(s.os),
+      uname: `${s.arch ?? 'x86_64'}\n6.8.0-45-generic\ngpu01`,
+      id: `${user}\n1000\n${s.groups ?? user}`,
+      sudo: s.sudo ?? 'password',
+      nvsmi: s.nvsmi ?? '@@absent',
+      nvproc: s.nvproc ?? '',
+      dri: s.dri ?? '',
+      vgl: s.vgl ?? '',
+      x0: s.x0 ?? '',
+      turbo: s.turbo ?? '',
+      turbolist: s.turbolist ?? '',
+      tiger: s.tiger ?? '',
+      tigerlist: s.tigerlist ?? '',
+      listen: s.listen ?? '',
+      wm: s.wm ?? '',
+      dm: s.dm ?? '',
+      end: '',
+    },
+    'gpu01',
+  );
+}
+
+const A100 = { nvsmi: fx('nvidia-smi-query-2gpu.csv') + '@@rc=0', nvproc: fx('proc-driver-nvidia-version.txt') };
+
+/** Modern GPU server, nothing installed yet: EGL will be possible once VirtualGL is there. */
+export const freshGpu = (os: string): Scenario => ({ os, ...A100, dri: '/dev/dri/card1 no video\n/dev/dri/renderD128 rw render' });
+
+/** Old driver (470) and no DRI card: only the GLX back end can work. */
+export const glxOnlyGpu = (os: string): Scenario => ({
+  os,
+  nvsmi: fx('nvidia-smi-query-na.csv') + '@@rc=0',
+  nvproc: 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.256.02  Thu May  2 14:37:44 UTC 2024\n',
+});
+
+/** Like the test bed: Debian 12, no GPU, TigerVNC, no window manager, no sudo. */
+export const bedLike = (): Scenario => ({
+  os: 'os-release-debian-12.txt',
+  user: 'gdtest',
+  sudo: 'absent',
+  tiger: fx('tigervnc-xvnc-version.txt'),
+  tigerlist: fx('tigervnc-list-empty.txt'),
+});
+
+/** Everything done, EGL back end, TurboVNC with a localhost-only session. */
+export const configured = (): Scenario => ({
+  ...freshGpu('os-release-ubuntu-22.04.txt'),
+  groups: 'alice vglusers',
+  dri: '/dev/dri/card1 rw vglusers\n/dev/dri/renderD128 rw render',
+  vgl: 'bin /opt/VirtualGL/bin\neglinfo\nversion 3.1.1\ngroup',
+  turbo: 'bin /opt/TurboVNC/bin\n' + fx('turbovnc-xvnc-version.txt'),
+  turbolist: '\nTurboVNC sessions:\n\nX DISPLAY #\tPROCESS ID\tNOVNC PROCESS ID\n:3\t\t48977\n',
+  listen: fx('ss-ltnp-turbovnc.txt'),
+  wm: 'xfce4-session\nstartxfce4',
+  dm: 'gdm3',
+});
