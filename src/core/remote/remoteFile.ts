@@ -10,7 +10,9 @@ function tempPrologue(target: string): string {
   const t = shellQuote(target);
   return [
     `d=$(dirname -- ${t}) && mkdir -p -- "$d" && t=$(mktemp "$d/.gpu-desk.XXXXXX") || exit 1`,
-    `trap 'rm -f -- "$t"' EXIT HUP INT TERM`,
+    // A signal (the SSH session going away) exits through the EXIT trap, which removes the temp file.
+    `trap 'rm -f -- "$t"' EXIT`,
+    `trap 'exit 1' HUP INT TERM PIPE`,
   ].join('\n');
 }
 
@@ -20,7 +22,7 @@ function commit(target: string, mode: string): string {
     // Keep the mode/owner of a file we replace; new files get `mode`.
     `if [ -e ${t} ]; then chmod --reference=${t} "$t" 2>/dev/null || chmod ${shellQuote(mode)} "$t"; chown --reference=${t} "$t" 2>/dev/null || true; else chmod ${shellQuote(mode)} "$t"; fi`,
     `mv -f -- "$t" ${t} || exit 1`,
-    `trap - EXIT HUP INT TERM`,
+    `trap - EXIT HUP INT TERM PIPE`,
   ].join('\n');
 }
 
@@ -57,10 +59,12 @@ export function ensureLinesScript(target: string, lines: string[], opts: AtomicW
   return subshell([
     `src=${t}; [ -e "$src" ] || src=/dev/null`,
     `add=$(mktemp) || exit 1`,
+    `trap 'rm -f -- "$add"' EXIT`,
+    `trap 'exit 1' HUP INT TERM PIPE`,
     ...missing,
     `if [ ! -s "$add" ]; then rm -f -- "$add"; exit 0; fi`,
     tempPrologue(target),
-    `trap 'rm -f -- "$t" "$add"' EXIT HUP INT TERM`,
+    `trap 'rm -f -- "$t" "$add"' EXIT`,
     merge,
     `rm -f -- "$add"`,
     ...(opts.beforeCommit ? [opts.beforeCommit] : []),
@@ -70,5 +74,6 @@ export function ensureLinesScript(target: string, lines: string[], opts: AtomicW
 
 /** Exit 0 when every line is present. */
 export function linesPresentCheck(target: string, lines: string[]): string {
-  return lines.map((l) => `grep -qxF -- ${shellQuote(l)} ${shellQuote(target)}`).join(' && ');
+  // Braced: callers combine it with || and &&, which have equal precedence in sh.
+  return `{ ${lines.map((l) => `grep -qxF -- ${shellQuote(l)} ${shellQuote(target)}`).join(' && ')}; }`;
 }

@@ -6,9 +6,10 @@ import { GpuDeskError } from '../errors';
  * POSIX single quotes turn off every expansion ($, `, \, globbing, ~, newlines are literal); the only
  * character that cannot appear inside them is the quote itself, which is closed, escaped and reopened.
  * Words made only of characters that no shell treats specially are left bare so commands stay readable
- * in the plan the user reviews. `=` is not in that set: a bare `A=b` in command position is an assignment.
+ * in the plan the user reviews. A bare `NAME=value` word is still quoted: in command position it is an assignment.
  */
-const SAFE_WORD = /^[A-Za-z0-9_@%+:,./-]+$/;
+const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 export function shellQuote(arg: string): string {
   if (typeof arg !== 'string') {
@@ -18,7 +19,7 @@ export function shellQuote(arg: string): string {
   if (arg.includes('\0')) {
     throw new GpuDeskError('BAD_ARGUMENT', 'A remote command argument contains a NUL byte', 'Remove the NUL character from the value');
   }
-  if (arg !== '' && SAFE_WORD.test(arg)) return arg;
+  if (arg !== '' && SAFE_WORD.test(arg) && !ASSIGNMENT.test(arg)) return arg;
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 

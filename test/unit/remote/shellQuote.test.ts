@@ -39,13 +39,15 @@ describe('shellQuote', () => {
   it('leaves plain words bare so reviewed commands stay readable', () => {
     expect(shellQuote('nvidia-smi')).toBe('nvidia-smi');
     expect(shellQuote('/opt/VirtualGL/bin/vglrun')).toBe('/opt/VirtualGL/bin/vglrun');
-    expect(shellQuote('--format=csv,noheader')).toBe("'--format=csv,noheader'");
+    expect(shellQuote('--format=csv,noheader')).toBe('--format=csv,noheader');
     expect(shellQuote('1920x1080')).toBe('1920x1080');
   });
 
   it('quotes the empty string, assignments and anything with specials', () => {
     expect(shellQuote('')).toBe("''");
     expect(shellQuote('A=B')).toBe("'A=B'");
+    expect(shellQuote('_x1=$(id)')).toBe("'_x1=$(id)'");
+    expect(shellCommand(['A=B', 'true'])).toBe("'A=B' true");
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
     expect(shellQuote('~')).toBe("'~'");
   });
