@@ -8,6 +8,12 @@ if [ -z "${GPU_DESK_IN_DBUS:-}" ]; then
   exec env GPU_DESK_IN_DBUS=1 dbus-run-session -- bash "$0" "$@"
 fi
 echo -n 'gpu-desk-test-keyring' | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+# Full runs (no arguments) first type-check against Electron's bundled typings and build the app
+# (electron-vite: main, preload, renderer), as CI does; targeted runs skip straight to the tests.
+if [ $# -eq 0 ]; then
+  npm run -s typecheck
+  npm run -s build
+fi
 npx vitest run "$@"
 if [ -f playwright.config.ts ] && [ -z "${GPU_DESK_VITEST_ONLY:-}" ]; then
   npx playwright test

@@ -1,0 +1,289 @@
+import path from 'node:path';
+import {
+  app, BrowserWindow, clipboard, ipcMain, Menu, Notification, protocol, screen, session, shell, Tray,
+  type IpcMainInvokeEvent,
+} from 'electron';
+import { createAppCore } from '../core/app/createAppCore';
+import type { AppCore } from '../core/app/appCore';
+import { ChannelHub } from '../core/vnc/channelHub';
+import { createEventForwarder } from '../core/ipc/dispatch';
+import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../core/ipc/types';
+import { eventNames, type Emit } from '../shared/contract';
+import type { ConnectionView, TunnelView } from '../shared/models';
+import { createLogger, type Logger } from './log';
+import { appMenuTemplate, trayMenuTemplate, trayTooltip } from './menus';
+import { appSchemePrivileges, registerAppProtocol } from './protocol';
+import { createShutdown } from './quit';
+import { createMainRouter } from './router';
+import {
+  hardenWebContents, isAllowedOrigin, isSafeExternalUrl, isTrustedFrame, originOf, permissionDecision, type FrameInfo,
+} from './security';
+import { closeAction, loadSettings, saveSettings, type ShellSettings } from './settings';
+import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders } from './windowOptions';
+import { fitToDisplays, loadWindowState, saveWindowState } from './windowState';
+
+// Before 'ready': app:// must be a standard, secure scheme to get an origin and a secure context.
+protocol.registerSchemesAsPrivileged(appSchemePrivileges());
+
+const devServer = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined;
+const allowedOrigins: string[] = [APP_ORIGIN, ...(devServer && originOf(devServer) ? [originOf(devServer)!] : [])];
+
+let log: Logger;
+let mainWindow: BrowserWindow | null = null;
+let tray: Tray | null = null;
+let core: AppCore | null = null;
+let settings: ShellSettings;
+let quitting = false;
+let shutdownDone = false;
+let toldAboutTray = false;
+let tunnels: TunnelView[] = [];
+const connectionLabels: Record<string, string> = {};
+
+if (!app.requestSingleInstanceLock()) {
+  // A second launch hands over to the running instance (second-instance below) and exits.
+  app.quit();
+} else {
+  log = createLogger({ dir: app.getPath('logs'), echo: !app.isPackaged });
+  log.info('gpu-desk %s starting (Electron %s, %s)', app.getVersion(), process.versions.electron, process.platform);
+  process.on('uncaughtException', (e) => log.error('uncaught exception: %s', e.stack ?? e.message));
+  process.on('unhandledRejection', (e) => log.error('unhandled rejection: %s', e instanceof Error ? (e.stack ?? e.message) : String(e)));
+  settings = loadSettings(path.join(app.getPath('userData'), 'settings.json'));
+  if (process.platform === 'win32') app.setAppUserModelId('io.gpudesk.app');
+
+  app.on('web-contents-created', (_e, contents) => {
+    hardenWebContents(contents, { allowedOrigins: () => allowedOrigins, openExternal: openExternalSafely, log: (l) => log.warn('%s', l) });
+  });
+  app.on('second-instance', () => showWindow());
+  app.on('activate', () => showWindow());
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('before-quit', (event) => {
+    quitting = true;
+    if (shutdownDone) return;
+    event.preventDefault();
+    void shutdown().then((r) => {
+      log.info('shutdown %s', r.clean ? 'clean' : `incomplete (failed: ${r.failed.join(', ') || 'none'}, timed out: ${r.timedOut})`);
+      shutdownDone = true;
+      app.quit();
+    });
+  });
+  app.whenReady().then(start).catch((e: unknown) => {
+    log.error('start-up failed: %s', e instanceof Error ? (e.stack ?? e.message) : String(e));
+    app.exit(1);
+  });
+}
+
+const hub = new ChannelHub({ allowedOrigins: () => allowedOrigins, log: (l) => log.info('%s', l) });
+
+const shutdown = createShutdown(
+  [
+    { name: 'connections and tunnels', run: async () => { await core?.shutdown(); } },
+    { name: 'viewer channel', run: () => hub.close() },
+  ],
+  { timeoutMs: 5000, log: (l) => log.warn('%s', l) },
+);
+
+async function start(): Promise<void> {
+  const ses = session.defaultSession;
+  ses.setPermissionRequestHandler((_wc, permission, callback, details) => {
+    const ok = permissionDecision(permission, details.requestingUrl, allowedOrigins);
+    if (!ok) log.warn('denied permission %s', permission);
+    callback(ok);
+  });
+  ses.setPermissionCheckHandler((_wc, permission, requestingOrigin) => permissionDecision(permission, requestingOrigin, allowedOrigins));
+  ses.setDevicePermissionHandler(() => false);
+  ses.setDisplayMediaRequestHandler((_req, callback) => callback({}));
+  const csp = contentSecurityPolicy(devServer ? { dev: true, devServerOrigin: originOf(devServer) ?? '' } : {});
+  if (devServer) {
+    // The Vite dev server does not know our CSP; add it to every response it serves.
+    ses.webRequest.onHeadersReceived((details, callback) => {
+      const headers = isAllowedOrigin(details.url, allowedOrigins) ? { ...details.responseHeaders, ...toHeaderLists(securityHeaders(csp)) } : details.responseHeaders;
+      callback({ responseHeaders: headers });
+    });
+  }
+  registerAppProtocol(protocol, path.join(__dirname, '../renderer'), csp);
+
+  const port = await hub.listen();
+  const forward = createEventForwarder(eventNames, (event, payload) => {
+    for (const w of BrowserWindow.getAllWindows()) {
+      if (!w.isDestroyed() && isAllowedOrigin(w.webContents.getURL(), allowedOrigins)) w.webContents.send(EVENT_CHANNEL, event, payload);
+    }
+  });
+  const emit: Emit = (event, payload) => {
+    if (event === 'tunnels.changed') setTunnels(payload as TunnelView[]);
+    if (event === 'connection.state') {
+      const c = payload as ConnectionView;
+      connectionLabels[c.id] = c.label;
+    }
+    forward(event, payload);
+  };
+  core = await createAppCore({
+    hub,
+    channelBase: () => `ws://127.0.0.1:${port}`,
+    emit,
+    shell: 'electron',
+    version: app.getVersion(),
+    openExternal: async (url) => openExternalSafely(url),
+    log: (l) => log.info('%s', l),
+  });
+  const dispatch = createMainRouter({
+    handlers: core.handlers(),
+    isTrusted: (frame) => isTrustedFrame(frame, ourWebContentsIds(), allowedOrigins),
+    log: (l) => log.warn('%s', l),
+  });
+  ipcMain.handle(INVOKE_CHANNEL, (event, method: unknown, input: unknown) => dispatch(frameOf(event), method, input));
+
+  buildAppMenu();
+  createTray();
+  createWindow();
+}
+
+function frameOf(event: IpcMainInvokeEvent): FrameInfo | null {
+  const f = event.senderFrame;
+  if (!f) return null;
+  return { webContentsId: event.sender.id, url: f.url, isMainFrame: f.parent === null };
+}
+
+function ourWebContentsIds(): Set<number> {
+  return new Set(mainWindow && !mainWindow.isDestroyed() ? [mainWindow.webContents.id] : []);
+}
+
+function toHeaderLists(h: Record<string, string>): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k, [v]]));
+}
+
+function openExternalSafely(url: string): void {
+  if (!isSafeExternalUrl(url)) {
+    log.warn('refused to open a non-web URL externally');
+    return;
+  }
+  shell.openExternal(url).catch((e: unknown) => log.warn('openExternal failed: %s', e instanceof Error ? e.message : String(e)));
+}
+
+function createWindow(): void {
+  const stateFile = path.join(app.getPath('userData'), 'window-state.json');
+  const state = fitToDisplays(loadWindowState(stateFile), screen.getAllDisplays().map((d) => d.workArea));
+  const win = new BrowserWindow(mainWindowOptions(path.join(__dirname, '../preload/index.js'), state, iconPath()));
+  mainWindow = win;
+  if (state.maximized) win.maximize();
+  if (state.fullScreen) win.setFullScreen(true);
+  win.once('ready-to-show', () => win.show());
+
+  let saveTimer: NodeJS.Timeout | undefined;
+  const save = () => {
+    if (win.isDestroyed()) return;
+    const b = win.getNormalBounds();
+    try {
+      saveWindowState(stateFile, { ...b, maximized: win.isMaximized(), fullScreen: win.isFullScreen() });
+    } catch (e) {
+      log.warn('could not save window state: %s', e instanceof Error ? e.message : String(e));
+    }
+  };
+  const saveSoon = () => {
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(save, 500);
+  };
+  for (const ev of ['resize', 'move', 'maximize', 'unmaximize', 'enter-full-screen', 'leave-full-screen'] as const) win.on(ev as 'resize', saveSoon);
+  win.on('close', (event) => {
+    clearTimeout(saveTimer);
+    save();
+    const action = closeAction({ quitting, keepRunningInTray: settings.keepRunningInTray, activeTunnels: tunnels.length, trayAvailable: tray !== null });
+    if (action === 'hide') {
+      event.preventDefault();
+      win.hide();
+      if (!toldAboutTray && Notification.isSupported()) {
+        toldAboutTray = true;
+        new Notification({ title: 'gpu-desk is still running', body: `${tunnels.length} tunnel(s) stay open. Use the tray icon to reopen or quit.` }).show();
+      }
+    }
+  });
+  win.on('closed', () => {
+    if (mainWindow === win) mainWindow = null;
+  });
+
+  void win.loadURL(devServer ?? APP_ENTRY_URL);
+}
+
+function showWindow(): void {
+  if (!mainWindow || mainWindow.isDestroyed()) {
+    if (app.isReady() && core) createWindow();
+    return;
+  }
+  if (mainWindow.isMinimized()) mainWindow.restore();
+  mainWindow.show();
+  mainWindow.focus();
+}
+
+function resourcesDir(): string {
+  return app.isPackaged ? process.resourcesPath : path.join(app.getAppPath(), 'resources');
+}
+
+function iconPath(): string | undefined {
+  // Windows and macOS take the icon from the executable/bundle; Linux windows need it set.
+  return process.platform === 'linux' ? path.join(resourcesDir(), app.isPackaged ? 'tray/tray@2x.png' : 'icons/256x256.png') : undefined;
+}
+
+function createTray(): void {
+  const file = process.platform === 'darwin' ? 'trayTemplate.png' : 'tray.png';
+  try {
+    tray = new Tray(path.join(resourcesDir(), 'tray', file));
+  } catch (e) {
+    log.warn('no tray icon (the desktop has no status area?): %s', e instanceof Error ? e.message : String(e));
+    tray = null;
+    return;
+  }
+  if (process.platform !== 'darwin') tray.on('click', () => showWindow());
+  refreshTray();
+  void core?.handlers()['tunnels.list']({}).then(setTunnels, () => {});
+}
+
+function setTunnels(list: TunnelView[]): void {
+  tunnels = list;
+  refreshTray();
+}
+
+function refreshTray(): void {
+  if (!tray || tray.isDestroyed()) return;
+  tray.setToolTip(trayTooltip(tunnels));
+  const handlers = core?.handlers();
+  tray.setContextMenu(
+    Menu.buildFromTemplate(
+      trayMenuTemplate(tunnels, { keepRunningInTray: settings.keepRunningInTray, labels: connectionLabels }, {
+        showWindow,
+        copy: (text) => clipboard.writeText(text),
+        openExternal: openExternalSafely,
+        closeTunnel: (id) => void handlers?.['tunnels.close']({ tunnelId: id }).catch((e: unknown) => log.warn('close tunnel: %s', String(e))),
+        closeAllTunnels: () => {
+          for (const t of tunnels) void handlers?.['tunnels.close']({ tunnelId: t.id }).catch(() => {});
+        },
+        setKeepRunning,
+        quit: () => app.quit(),
+      }),
+    ),
+  );
+}
+
+function setKeepRunning(on: boolean): void {
+  settings = { ...settings, keepRunningInTray: on };
+  try {
+    saveSettings(path.join(app.getPath('userData'), 'settings.json'), settings);
+  } catch (e) {
+    log.warn('could not save settings: %s', e instanceof Error ? e.message : String(e));
+  }
+  buildAppMenu();
+  refreshTray();
+}
+
+function buildAppMenu(): void {
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(
+      appMenuTemplate({ platform: process.platform, dev: !app.isPackaged, keepRunningInTray: settings.keepRunningInTray, appName: app.name }, {
+        setKeepRunning,
+        openLogFolder: () => void shell.openPath(app.getPath('logs')),
+        openDataFolder: () => void shell.openPath(app.getPath('userData')),
+      }),
+    ),
+  );
+}
+
