@@ -23,7 +23,7 @@ afterAll(async () => {
 function runWorker(env: NodeJS.ProcessEnv, wrap?: (cmd: string) => string[]) {
   const home = fs.mkdtempSync(path.join(tmp, 'home-'));
   const dataDir = path.join(home, 'data');
-  const base = { ...process.env, HOME: home, XDG_DATA_HOME: path.join(home, '.local/share'), GPU_DESK_HOME: dataDir, GPU_DESK_KEYCHAIN_SERVICE: testService('child'), ...env };
+  const base: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_DATA_HOME: path.join(home, '.local/share'), GPU_DESK_HOME: dataDir, GPU_DESK_KEYCHAIN_SERVICE: testService('child'), ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete base[k];
   const node = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(worker)} k`;
   const [cmd, ...args] = wrap ? wrap(node) : ['sh', '-c', node];
