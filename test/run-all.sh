@@ -18,3 +18,7 @@ npx vitest run "$@"
 if [ -f playwright.config.ts ] && [ -z "${GPU_DESK_VITEST_ONLY:-}" ]; then
   npx playwright test
 fi
+# The Electron project (test/e2e-electron): runs where the Electron binary exists, says why not elsewhere.
+if [ $# -eq 0 ] && [ -z "${GPU_DESK_VITEST_ONLY:-}" ]; then
+  npx playwright test -c test/e2e-electron
+fi

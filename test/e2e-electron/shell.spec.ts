@@ -1,0 +1,93 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { _electron, expect, test, type ElectronApplication, type Page } from '@playwright/test';
+import { findElectron } from './electronBinary';
+
+// The page's globals, typed here because this file compiles with Node's lib (no DOM).
+interface PageGlobals {
+  gpuDesk: { invoke(method: string, input: unknown): Promise<unknown> } & Record<string, unknown>;
+  location: { href: string };
+  open(url: string): unknown;
+  require?: unknown;
+  process?: unknown;
+  navigator: { permissions: { query(q: { name: string }): Promise<{ state: string }> } };
+}
+
+const root = path.resolve(__dirname, '../..');
+const found = findElectron(root);
+const missing = 'missing' in found ? found.missing : null;
+if (missing) {
+  // Said out loud, not only as a skip reason: this file is the Electron check, and it did not happen.
+  console.log(`\n*** Electron e2e NOT RUN: ${missing}.\n*** On a machine that can download Electron: npm ci (without ELECTRON_SKIP_BINARY_DOWNLOAD), then npx playwright test -c test/e2e-electron\n`);
+}
+
+test.describe('Electron shell', () => {
+  test.skip(missing !== null, `Electron binary not available: ${missing}`);
+
+  let app: ElectronApplication;
+  let page: Page;
+  const home = mkdtempSync(path.join(os.tmpdir(), 'gd-electron-'));
+
+  test.beforeAll(async () => {
+    if (!existsSync(path.join(root, 'out/main/index.js'))) execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'inherit' });
+    app = await _electron.launch({
+      executablePath: (found as { path: string }).path,
+      args: [root, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
+      cwd: root,
+      env: { ...process.env, GPU_DESK_HOME: home, ELECTRON_ENABLE_LOGGING: '1', XDG_CONFIG_HOME: home } as Record<string, string>,
+    });
+    page = await app.firstWindow();
+    await page.waitForLoadState('domcontentloaded');
+  });
+
+  test.afterAll(async () => {
+    await app?.close();
+  });
+
+  test('loads the renderer from app://gpu-desk with the CSP header', async () => {
+    expect(page.url()).toBe('app://gpu-desk/index.html');
+    const csp = await page.evaluate(async () => (await fetch((globalThis as unknown as PageGlobals).location.href)).headers.get('content-security-policy'));
+    expect(csp).toContain("script-src 'self'");
+    expect(await page.evaluate(() => { try { return eval('1 + 1'); } catch (e) { return (e as Error).name; } })).toBe('EvalError');
+  });
+
+  test('the page has no Node and exactly the two-function bridge', async () => {
+    // nodeIntegration off, contextIsolation on: nothing of Node or of the preload's world is visible.
+    expect(await page.evaluate(() => [typeof (globalThis as unknown as PageGlobals).require, typeof (globalThis as unknown as PageGlobals).process])).toEqual(['undefined', 'undefined']);
+    expect(await page.evaluate(() => Object.keys((globalThis as unknown as PageGlobals).gpuDesk).sort())).toEqual(['invoke', 'on']);
+    const info = await page.evaluate(() => (globalThis as unknown as PageGlobals).gpuDesk.invoke('app.info', {}));
+    expect(info).toMatchObject({ ok: true, value: { shell: 'electron' } });
+    const bad = await page.evaluate(() => (globalThis as unknown as PageGlobals).gpuDesk.invoke('app.info', { extra: 1 }));
+    expect(bad).toMatchObject({ ok: false, error: { code: 'IPC_BAD_INPUT' } });
+  });
+
+  test('window.open and navigation away are blocked', async () => {
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).open('app://gpu-desk/index.html') === null)).toBe(true);
+    await page.evaluate(() => { (globalThis as unknown as PageGlobals).location.href = 'file:///etc/passwd'; });
+    await page.waitForTimeout(500);
+    expect(page.url()).toBe('app://gpu-desk/index.html');
+    expect(app.windows()).toHaveLength(1);
+  });
+
+  test('permissions other than clipboard are denied', async () => {
+    const states = await page.evaluate(async () => Promise.all(['geolocation', 'notifications', 'camera', 'microphone'].map(async (name) => {
+      try { return (await (globalThis as unknown as PageGlobals).navigator.permissions.query({ name })).state; } catch { return 'denied'; }
+    })));
+    expect(states.every((s) => s === 'denied')).toBe(true);
+  });
+
+  test('writes its log to the platform log folder', async () => {
+    const logs = await app.evaluate(({ app: a }) => a.getPath('logs'));
+    expect(readdirSync(logs)).toContain('main.log');
+  });
+
+  test('a second instance hands over and exits', async () => {
+    const out = execFileSync((found as { path: string }).path, [root, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])], {
+      env: { ...process.env, GPU_DESK_HOME: home, XDG_CONFIG_HOME: home }, timeout: 20_000,
+    });
+    expect(out).toBeDefined();
+    expect(app.windows()).toHaveLength(1);
+  });
+});
