@@ -2,6 +2,8 @@ import { isGpuDeskError, redactSecrets } from '../errors';
 import { processIo, writeLine, type CliIo } from './io';
 import { getCommand, listCommands } from './registry';
 import './commands/tunnel';
+import './commands/profiles';
+import './commands/keys';
 
 const VERSION = '0.1.0';
 
