@@ -10,13 +10,11 @@ import react from '@vitejs/plugin-react';
 export default defineConfig({
   main: {
     build: {
-      outDir: 'out/main',
       rolldownOptions: { input: { index: resolve(__dirname, 'src/main/index.ts') } },
     },
   },
   preload: {
     build: {
-      outDir: 'out/preload',
       // A sandboxed preload cannot require node_modules: zod (the contract) is bundled in.
       externalizeDeps: false,
       rolldownOptions: { input: { index: resolve(__dirname, 'src/preload/index.ts') }, output: { format: 'cjs' } },
@@ -25,7 +23,6 @@ export default defineConfig({
   renderer: {
     root: resolve(__dirname, 'src/renderer'),
     build: {
-      outDir: resolve(__dirname, 'out/renderer'),
       rolldownOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },
     },
     plugins: [react()],
