@@ -38,6 +38,11 @@ module.exports = tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // Playwright fixtures that use no other fixture must be written `async ({}, use) => …`.
+    files: ['test/e2e/**/*.ts', 'test/e2e-electron/**/*.ts'],
+    rules: { 'no-empty-pattern': 'off' },
+  },
+  {
     files: ['src/core/**/*.{ts,tsx}'],
     rules: { 'no-restricted-imports': ['error', noElectron], 'no-restricted-syntax': noElectronSyntax },
   },
