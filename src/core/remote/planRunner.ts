@@ -1,4 +1,4 @@
-import { isGpuDeskError, redactSecrets, registerSecret } from '../errors';
+import { GpuDeskError, isGpuDeskError, redactSecrets, registerSecret } from '../errors';
 import type { SshSession } from '../ssh/types';
 import { shellCommand, shellQuote } from './shellQuote';
 import type { ApplyResult, PlanProgress, PlanStep, SetupPlan, StepResult, StepStatus } from './types';
@@ -117,6 +117,11 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
       });
       results[i].output = tail(output);
       results[i].ms = Date.now() - started;
+      // A step that died without an exit status, or failed while the link went down, is a lost connection,
+      // not a broken step: say so, so the user reconnects and re-runs instead of debugging the server.
+      if ((res.code === null && res.signal === null) || (res.code !== 0 && !(await alive(session)))) {
+        throw new GpuDeskError('CONNECTION_LOST', 'The connection dropped while a command was running', 'reconnect');
+      }
       if (useSudo && res.code !== 0 && sudoRefused(res.stderr)) {
         return fail(i, {
           code: 'SUDO_FAILED',
@@ -157,6 +162,15 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
     }
   }
   return { ok: true, steps: results };
+}
+
+async function alive(session: SshSession): Promise<boolean> {
+  if (session.state !== 'ready') return false;
+  try {
+    return (await session.exec('true', { timeoutMs: 5000 })).code === 0;
+  } catch {
+    return false;
+  }
 }
 
 async function runCheck(session: SshSession, step: PlanStep): Promise<boolean> {

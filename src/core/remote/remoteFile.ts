@@ -9,7 +9,10 @@ import { shellQuote } from './shellQuote';
 function tempPrologue(target: string): string {
   const t = shellQuote(target);
   return [
-    `d=$(dirname -- ${t}) && mkdir -p -- "$d" && t=$(mktemp "$d/.gpu-desk.XXXXXX") || exit 1`,
+    `d=$(dirname -- ${t}) && b=$(basename -- ${t}) && mkdir -p -- "$d" || exit 1`,
+    // A write killed outright (SIGKILL cannot be trapped) leaves its hidden temp file; the next write removes it.
+    `rm -f -- "$d/.$b.gpu-desk."*`,
+    `t=$(mktemp "$d/.$b.gpu-desk.XXXXXX") || exit 1`,
     // A signal (the SSH session going away) exits through the EXIT trap, which removes the temp file.
     `trap 'rm -f -- "$t"' EXIT`,
     `trap 'exit 1' HUP INT TERM PIPE`,

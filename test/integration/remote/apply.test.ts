@@ -1,0 +1,217 @@
+/**
+ * Applying the set-up plan on the real bed through a real `sudo -S`: idempotence, the sudo password's
+ * path (stdin only, never in commands, output, events, results or logs), and a connection that drops
+ * mid-step. Needs root to give the bed account sudo rights for the duration of the file.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupAll, isRoot, startSshd, type SshdBed } from '../../bed';
+import { bedOptions } from '../../helpers/ssh';
+import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
+import type { ExecOptions, SshSession } from '../../../src/core/ssh/types';
+import { probeServer } from '../../../src/core/remote/probe';
+import { buildSetupPlan } from '../../../src/core/remote/setupPlan';
+import { applyPlan, checkPlan } from '../../../src/core/remote/planRunner';
+import { atomicWriteScript } from '../../../src/core/remote/remoteFile';
+import type { PlanProgress, SetupPlan } from '../../../src/core/remote/types';
+
+const TIGER_CONF = '/etc/tigervnc/vncserver-config-mandatory';
+const SUDOERS = `/etc/sudoers.d/gpu-desk-test-${process.pid}`;
+const LOCALHOST_LINE = '$localhost = "yes";';
+
+let bed: SshdBed;
+let conn: SshConnection;
+const logLines: string[] = [];
+let originalConf: string | null = null;
+
+if (!isRoot) {
+  console.log('apply.test.ts: not running as root, so the bed account cannot be given sudo rights; these tests cannot run here');
+}
+
+describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
+  beforeAll(async () => {
+    fs.writeFileSync(SUDOERS, 'gdtest ALL=(ALL:ALL) ALL\n', { mode: 0o440 });
+    originalConf = fs.existsSync(TIGER_CONF) ? fs.readFileSync(TIGER_CONF, 'utf8') : null;
+    // Start from the distribution's file, without our line.
+    if (originalConf !== null && originalConf.split('\n').includes(LOCALHOST_LINE)) {
+      fs.writeFileSync(TIGER_CONF, originalConf.split('\n').filter((l) => l !== LOCALHOST_LINE).join('\n'));
+    }
+    bed = await startSshd();
+    conn = await connectSsh(bedOptions(bed, { log: (l) => logLines.push(l) }));
+  });
+  afterAll(async () => {
+    fs.rmSync(SUDOERS, { force: true });
+    if (originalConf === null) fs.rmSync(TIGER_CONF, { force: true });
+    else fs.writeFileSync(TIGER_CONF, originalConf);
+    await conn?.close();
+    await cleanupAll();
+  });
+
+  it('idempotence: the steps that can run here apply once through sudo; a second apply runs no apply at all', async () => {
+    const plan = buildSetupPlan(await probeServer(conn));
+    const only = ['vnc-server', 'vnc-localhost'];
+    const before = await checkPlan(conn, plan);
+    expect(before['vnc-server']).toBe('done');
+    expect(before['vnc-localhost']).toBe('pending');
+
+    const events: PlanProgress[] = [];
+    const first = await applyPlan(conn, plan, { sudoPassword: bed.password!, only, onProgress: (e) => events.push(e) });
+    expect(first.error).toBeUndefined();
+    expect(first.ok).toBe(true);
+    expect(first.steps.map((s) => [s.id, s.status])).toEqual([['vnc-server', 'skipped'], ['vnc-localhost', 'applied']]);
+    expect(events.filter((e) => e.type === 'step-start').map((e) => e.stepId)).toEqual(['vnc-localhost']);
+    expect(events.find((e) => e.type === 'step-done')?.stepId).toBe('vnc-localhost');
+
+    // Written as root (sudo ran), atomically, with the line before the final "1;".
+    const conf = fs.readFileSync(TIGER_CONF, 'utf8').split('\n').filter(Boolean);
+    expect(conf.filter((l) => l === LOCALHOST_LINE)).toHaveLength(1);
+    if (originalConf !== null) expect(fs.readFileSync(TIGER_CONF, 'utf8').startsWith(originalConf.replace(/\n*$/, ''))).toBe(true);
+    expect(fs.statSync(TIGER_CONF).uid).toBe(0);
+    expect(fs.readdirSync('/etc/tigervnc').filter((n) => n.startsWith('.gpu-desk'))).toEqual([]);
+
+    // The setting takes effect: a session started by hand asking for all interfaces stays on localhost.
+    const n = 60 + Math.floor(Math.random() * 30);
+    const hand = await conn.exec(`vncserver :${n} -localhost no -SecurityTypes None --I-KNOW-THIS-IS-INSECURE -xstartup /usr/bin/xterm`);
+    expect(hand.code, hand.stderr).toBe(0);
+    const s = (await probeServer(conn)).sessions.find((x) => x.display === n);
+    await conn.exec(`vncserver -kill :${n}`);
+    expect(s?.localhostOnly).toBe(true);
+
+    const again: PlanProgress[] = [];
+    const second = await applyPlan(conn, plan, { sudoPassword: bed.password!, only, onProgress: (e) => again.push(e) });
+    expect(second.ok).toBe(true);
+    expect(second.steps.every((s) => s.status === 'skipped')).toBe(true);
+    expect(again.some((e) => e.type === 'step-start')).toBe(false);
+    // Without a password too: nothing needs root when nothing runs.
+    expect((await applyPlan(conn, plan, { only })).ok).toBe(true);
+  });
+
+  it('the sudo password goes only to sudo on stdin: never in commands, output, events, results or logs', async () => {
+    const password = bed.password!;
+    const commands: string[] = [];
+    const stdins: string[] = [];
+    const recording: SshSession = {
+      get state() { return conn.state; },
+      get endpoint() { return conn.endpoint; },
+      get rttMs() { return conn.rttMs; },
+      exec: (cmd: string, o?: ExecOptions) => {
+        commands.push(cmd);
+        if (o?.stdin !== undefined) stdins.push(String(o.stdin));
+        return conn.exec(cmd, o);
+      },
+      forwardOut: (h, p) => conn.forwardOut(h, p),
+      forwardOutUnix: (p) => conn.forwardOutUnix(p),
+    };
+    const marker = `${bed.home}/gd-root-step-${process.pid}`;
+    const plan: SetupPlan = {
+      distro: 'debian-12',
+      backend: 'none',
+      notes: [],
+      steps: [{
+        id: 'as-root',
+        title: 'A step that needs root and talks a lot',
+        why: 'test',
+        check: `[ -e ${marker} ]`,
+        // Tries to read stdin (where the password came from) and prints what it got.
+        apply: `id -u; echo "stdin: $(cat 2>&1)"; env | sort; touch ${marker}`,
+        needsRoot: true,
+      }],
+    };
+    const events: PlanProgress[] = [];
+    const res = await applyPlan(recording, plan, { sudoPassword: password, onProgress: (e) => events.push(e) });
+    expect(res.ok).toBe(true);
+    expect(res.steps[0].output).toMatch(/^0\n/);
+    expect(res.steps[0].output).toContain('stdin: \n');
+    expect(fs.statSync(marker).uid).toBe(0);
+    fs.rmSync(marker);
+
+    expect(stdins).toEqual([`${password}\n`]);
+    const everything = [
+      ...commands,
+      JSON.stringify(res),
+      JSON.stringify(events),
+      ...logLines,
+      fs.readFileSync(bed.logPath, 'utf8'),
+    ].join('\n');
+    expect(everything).not.toContain(password);
+
+    const wrong = await applyPlan(conn, plan, { sudoPassword: 'not-the-password' });
+    expect(wrong.ok).toBe(false);
+    expect(wrong.error?.code).toBe('SUDO_FAILED');
+    expect(wrong.error?.message).toContain('refused the password');
+    expect(JSON.stringify(wrong)).not.toContain('not-the-password');
+    expect(fs.existsSync(marker)).toBe(false);
+
+    const none = await applyPlan(conn, plan, {});
+    expect(none.error?.code).toBe('SUDO_FAILED');
+    expect(none.error?.fix).toMatch(/sudo password/);
+  });
+
+  it('a failing step stops the run with its output and the fix; later steps do not run', async () => {
+    const plan: SetupPlan = {
+      distro: 'debian-12',
+      backend: 'none',
+      notes: [],
+      steps: [
+        { id: 'breaks', title: 'A step that fails', why: 't', check: 'false', apply: 'echo "E: Unable to locate package nope" >&2; exit 100', needsRoot: false },
+        { id: 'after', title: 'Never reached', why: 't', check: 'false', apply: 'true', needsRoot: false },
+      ],
+    };
+    const res = await applyPlan(conn, plan);
+    expect(res.ok).toBe(false);
+    expect(res.error).toMatchObject({ code: 'PLAN_STEP_FAILED', stepId: 'breaks' });
+    expect(res.error?.message).toContain('exit status 100');
+    expect(res.error?.message).toContain('Unable to locate package nope');
+    expect(res.steps.map((s) => s.status)).toEqual(['failed', 'not-run']);
+
+    const lying: SetupPlan = { ...plan, steps: [{ id: 'noop', title: 'Does nothing', why: 't', check: 'false', apply: 'true', needsRoot: false }] };
+    const r2 = await applyPlan(conn, lying);
+    expect(r2.error?.message).toMatch(/its check still fails/);
+  });
+
+  it('a connection that drops mid-step: a clear error and no half-written config file', async () => {
+    const bed2 = await startSshd();
+    const c2 = await connectSsh(bedOptions(bed2));
+    const target = `${bed2.home}/gd-drop-${process.pid}.conf`;
+    fs.writeFileSync(target, 'old = 1\n');
+    fs.chownSync(target, fs.statSync(bed2.home).uid, fs.statSync(bed2.home).gid);
+    const content = Array.from({ length: 2000 }, (_, i) => `key${i} = value ${i}`).join('\n') + '\n';
+    const plan: SetupPlan = {
+      distro: 'debian-12',
+      backend: 'none',
+      notes: [],
+      steps: [{
+        id: 'slow-config',
+        title: 'Write a config file slowly',
+        why: 't',
+        check: `grep -qx 'key1999 = value 1999' ${target}`,
+        apply: atomicWriteScript(target, content, { beforeCommit: 'sleep 2' }),
+        needsRoot: false,
+      }],
+    };
+    const res = applyPlan(c2, plan, {
+      onProgress: (e) => {
+        if (e.type === 'step-start') setTimeout(() => void bed2.kill(), 500);
+      },
+    });
+    const r = await res;
+    expect(r.ok).toBe(false);
+    expect(r.error?.code).toBe('CONNECTION_LOST');
+    expect(r.error?.message).toContain('Write a config file slowly');
+    expect(r.error?.message).not.toContain('\n');
+    expect(r.error?.fix).toMatch(/atomically/);
+    // Whatever happens to the orphaned remote shell, the file is the old one or the whole new one.
+    await new Promise((x) => setTimeout(x, 2500));
+    expect([`old = 1\n`, content]).toContain(fs.readFileSync(target, 'utf8'));
+    // Running the plan again after reconnecting finishes the job and clears any temp file left behind.
+    await c2.close();
+    await bed2.restart();
+    const c3 = await connectSsh(bedOptions(bed2));
+    const again = await applyPlan(c3, plan);
+    expect(again.ok).toBe(true);
+    expect(fs.readFileSync(target, 'utf8')).toBe(content);
+    expect(fs.readdirSync(bed2.home).filter((n) => n.includes('.gpu-desk.'))).toEqual([]);
+    await c3.close();
+    fs.rmSync(target, { force: true });
+  });
+});
