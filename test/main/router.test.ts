@@ -12,6 +12,7 @@ import { methods, type Handlers } from '../../src/shared/contract';
 import type { ConnectionView, Profile, PromptRequest, TunnelView } from '../../src/shared/models';
 import { createMainRouter } from '../../src/main/router';
 import { createShutdown } from '../../src/main/quit';
+import { trayMenuTemplate, trayTooltip } from '../../src/main/menus';
 import { isTrustedFrame, type FrameInfo } from '../../src/main/security';
 import { APP_ORIGIN } from '../../src/main/windowOptions';
 import { cleanupAll, startSshd, startXvnc, type SshdBed, type XvncBed } from '../bed';
@@ -240,6 +241,12 @@ describe('router × real core: valid calls', () => {
     const list = await call('tunnels.list', {});
     expect(list.ok && (list.value as TunnelView[]).map((t) => t.id)).toEqual([tunnel.id]);
     expect(events).toContain('tunnels.changed');
+    // The tray lists it, from the same view the window gets.
+    const tray = trayMenuTemplate((list as { value: TunnelView[] }).value, { keepRunningInTray: true, labels: { [connection.id]: connection.label } }, {
+      showWindow() {}, copy() {}, openExternal() {}, closeTunnel() {}, closeAllTunnels() {}, setKeepRunning() {}, quit() {},
+    });
+    expect(tray.find((i) => i.id === `tunnel:${tunnel.id}`)?.label).toBe(`${connection.label} :${xvnc.display} → 127.0.0.1:${tunnel.localPort}`);
+    expect(trayTooltip((list as { value: TunnelView[] }).value)).toBe('gpu-desk — 1 tunnel open');
   });
 
   it('a wrong password in a prompt fails cleanly, and the password appears nowhere in the error', async () => {
