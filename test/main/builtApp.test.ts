@@ -1,0 +1,225 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import { builtinModules } from 'node:module';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
+import { APP_ENTRY_URL, contentSecurityPolicy, securityHeaders, webPreferences } from '../../src/main/windowOptions';
+import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../../src/core/ipc/types';
+import { createElectronShim } from './electronShim';
+import { mimeType, resolveAppFile } from '../../src/main/protocol';
+
+/**
+ * The real `electron-vite build` output, checked the way Electron will use it: the sandboxed
+ * preload may require only 'electron', the main bundle only what a packaged app ships, and the
+ * renderer must load under the production CSP in a real Chromium without a single violation.
+ */
+const root = path.resolve(__dirname, '../..');
+// Page-side globals, typed here because test/main compiles with Node's lib (no DOM).
+interface PageGlobals {
+  document: {
+    addEventListener(type: 'securitypolicyviolation', l: (e: { violatedDirective: string; blockedURI: string }) => void): void;
+    getElementById(id: string): { childElementCount: number } | null;
+  };
+}
+// Inside the project (.tmp is git-ignored) so the main bundle resolves node_modules like the real app.
+mkdirSync(path.join(root, '.tmp'), { recursive: true });
+const out = mkdtempSync(path.join(root, '.tmp', 'build-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+const requires = (file: string) => [...readFileSync(file, 'utf8').matchAll(/require\("([^"]+)"\)|import\("([^"]+)"\)/g)].map((m) => m[1] ?? m[2]);
+
+beforeAll(async () => {
+  await promisify(execFile)('npx', ['electron-vite', 'build', '--outDir', out, '--logLevel', 'error'], { cwd: root, timeout: 240_000 });
+}, 250_000);
+
+describe('electron-vite build output', () => {
+  it('the sandboxed preload is one CommonJS file that requires only electron', () => {
+    const file = path.join(out, 'preload/index.js');
+    expect(new Set(requires(file))).toEqual(new Set(['electron']));
+    const code = readFileSync(file, 'utf8');
+    expect(code).toContain('exposeInMainWorld');
+    expect(code).not.toMatch(/ipcRenderer\.(send|sendSync|sendToHost|postMessage)\(/);
+  });
+
+  it('the main bundle needs only Node built-ins, electron and runtime dependencies (what the installer ships)', () => {
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+    const allowed = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`), 'electron', ...Object.keys(pkg.dependencies)]);
+    const bad = requires(path.join(out, 'main/index.js')).map((r) => (r.startsWith('@') ? r.split('/').slice(0, 2).join('/') : r.startsWith('node:') ? r : r.split('/')[0]))
+      .filter((r) => !allowed.has(r));
+    expect(bad).toEqual([]);
+  });
+
+  it('the renderer entry has no inline script and loads only its own assets', () => {
+    const html = readFileSync(path.join(out, 'renderer/index.html'), 'utf8');
+    const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [, attrs, body] of scripts) {
+      expect(body.trim()).toBe('');
+      expect(attrs).toMatch(/src="\.?\/?assets\//);
+    }
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+});
+
+describe('the built renderer under the production CSP, in Chromium', () => {
+  let server: http.Server;
+  let base = '';
+  const chromiumPath = '/usr/bin/chromium';
+
+  beforeAll(async () => {
+    // Served the way src/main/protocol.ts serves app://gpu-desk: same file mapping, same headers.
+    const csp = contentSecurityPolicy();
+    server = http.createServer((req, res) => {
+      const file = resolveAppFile(path.join(out, 'renderer'), `app://gpu-desk${req.url ?? '/'}`);
+      if (!file || !existsSync(file)) return void res.writeHead(404).end();
+      res.writeHead(200, { 'Content-Type': mimeType(file), ...securityHeaders(csp) }).end(readFileSync(file));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
+
+  it('starts without a CSP violation', async () => {
+    if (!existsSync(chromiumPath)) {
+      console.log(`CSP-in-Chromium check not run: ${chromiumPath} is not installed (Debian package chromium)`);
+      return;
+    }
+    const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      const violations: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+      });
+      await page.addInitScript(() => {
+        (globalThis as unknown as PageGlobals).document.addEventListener('securitypolicyviolation', (e) => console.error(`Content Security Policy violation: ${e.violatedDirective} ${e.blockedURI}`));
+      });
+      await page.goto(`${base}/index.html`);
+      // The app shows something (here: no IPC backend, so its own message) — it ran.
+      await page.waitForFunction(() => ((globalThis as unknown as PageGlobals).document.getElementById('root')?.childElementCount ?? 0) > 0, null, { timeout: 15_000 });
+      await page.waitForTimeout(500);
+      expect(violations).toEqual([]);
+      const blockedEval = await page.evaluate(() => { try { return String((0, eval)('1')); } catch (e) { return (e as Error).name; } });
+      expect(blockedEval).toBe('EvalError');
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+describe('the built main bundle, started against an Electron API shim (real core behind it)', () => {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'gd-shim-'));
+  const shim = createElectronShim({ userData: path.join(home, 'userData'), logs: path.join(home, 'logs'), appPath: root });
+  const proc = process as NodeJS.Process & { resourcesPath?: string };
+  const saved = { home: process.env.GPU_DESK_HOME, resources: proc.resourcesPath };
+  const invoke = (event: unknown, method: string, input: unknown) => shim.handlers.get(INVOKE_CHANNEL)!(event, method, input) as Promise<unknown>;
+
+  beforeAll(async () => {
+    process.env.GPU_DESK_HOME = path.join(home, 'data');
+    // A packaged app finds the tray icons in <resources>/tray (electron-builder extraResources).
+    proc.resourcesPath = path.join(root, 'resources');
+    const mod = Module as unknown as { _load: (req: string, ...rest: unknown[]) => unknown };
+    const load = mod._load;
+    mod._load = function (req: string, ...rest: unknown[]) {
+      return req === 'electron' ? shim.electron : load.call(this, req, ...rest);
+    };
+    try {
+      createRequire(__filename)(path.join(out, 'main/index.js'));
+    } finally {
+      mod._load = load;
+    }
+    const t0 = Date.now();
+    while (!(shim.handlers.has(INVOKE_CHANNEL) && shim.windows.length === 1)) {
+      if (Date.now() - t0 > 20_000) throw new Error(`main never finished starting: ${JSON.stringify(shim.calls.map((c) => c.name))}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }, 30_000);
+
+  afterAll(() => {
+    process.env.GPU_DESK_HOME = saved.home;
+    proc.resourcesPath = saved.resources;
+  });
+
+  it('registers app:// as privileged before ready and serves the renderer with the CSP header', async () => {
+    const reg = shim.calls.find((c) => c.name === 'registerSchemesAsPrivileged')!;
+    expect(reg.args[1]).toBe(false);
+    expect(reg.args[0]).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) }]);
+    const res = await shim.protocolHandlers.get('app')!({ url: APP_ENTRY_URL, method: 'GET' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toBe(contentSecurityPolicy());
+    expect((await shim.protocolHandlers.get('app')!({ url: 'app://gpu-desk/../../package.json', method: 'GET' })).status).toBe(404);
+  });
+
+  it('opens one window with the hardened preferences on the app URL', () => {
+    const w = shim.windows[0];
+    expect(w.options.webPreferences).toEqual(webPreferences(path.join(out, 'preload/index.js')));
+    expect(w.webContents.url).toBe(APP_ENTRY_URL);
+    expect(w.visible).toBe(true);
+    // First run: no saved state yet, so the default size and no position (the window manager places it).
+    expect(w.options).toMatchObject({ width: 1280, height: 820, show: false });
+    expect(w.options).not.toHaveProperty('x');
+  });
+
+  it('hardens every WebContents it creates', () => {
+    const wc = shim.windows[0].webContents;
+    expect(wc.openHandler!({ url: 'https://example.org/docs' })).toEqual({ action: 'deny' });
+    expect(shim.calls.some((c) => c.name === 'openExternal' && c.args[0] === 'https://example.org/docs')).toBe(true);
+    let prevented = false;
+    wc.emit('will-navigate', { preventDefault: () => { prevented = true; } }, 'file:///etc/passwd');
+    expect(prevented).toBe(true);
+  });
+
+  it('answers IPC from its window only, through the contract, with the real core', async () => {
+    const wc = shim.windows[0].webContents;
+    const ours = { sender: wc, senderFrame: { url: APP_ENTRY_URL, parent: null } };
+    expect(await invoke(ours, 'app.info', {})).toEqual({ ok: true, value: { version: '0.1.0-shim', shell: 'electron', platform: process.platform } });
+    expect(await invoke(ours, 'profiles.list', {})).toEqual({ ok: true, value: [] });
+    expect(await invoke(ours, 'app.info', { extra: 1 })).toMatchObject({ ok: false, error: { code: 'IPC_BAD_INPUT' } });
+    expect(await invoke({ sender: { id: 999 }, senderFrame: { url: APP_ENTRY_URL, parent: null } }, 'app.info', {})).toMatchObject({ ok: false, error: { code: 'IPC_BAD_SENDER' } });
+    expect(await invoke({ sender: wc, senderFrame: { url: APP_ENTRY_URL, parent: {} } }, 'app.info', {})).toMatchObject({ ok: false, error: { code: 'IPC_BAD_SENDER' } });
+    expect(await invoke({ sender: wc, senderFrame: null }, 'app.info', {})).toMatchObject({ ok: false, error: { code: 'IPC_BAD_SENDER' } });
+  });
+
+  it('forwards core events to the window', async () => {
+    const wc = shim.windows[0].webContents;
+    await invoke({ sender: wc, senderFrame: { url: APP_ENTRY_URL, parent: null } }, 'tunnels.close', { tunnelId: 't-none' });
+    expect(wc.sent).toContainEqual([EVENT_CHANNEL, 'tunnels.changed', []]);
+  });
+
+  it('denies permissions except clipboard for the app', () => {
+    const ask = (p: string, url: string) => { let got: boolean | null = null; shim.ses.permissionRequest!({}, p, (ok) => { got = ok; }, { requestingUrl: url }); return got; };
+    expect(ask('media', APP_ENTRY_URL)).toBe(false);
+    expect(ask('geolocation', APP_ENTRY_URL)).toBe(false);
+    expect(ask('clipboard-sanitized-write', APP_ENTRY_URL)).toBe(true);
+    expect(ask('clipboard-read', 'https://evil.example/')).toBe(false);
+    expect(shim.ses.permissionCheck!({}, 'clipboard-read', 'app://gpu-desk')).toBe(true);
+    expect(shim.ses.permissionCheck!({}, 'notifications', 'app://gpu-desk')).toBe(false);
+  });
+
+  it('has an app menu and a tray icon listing tunnels', () => {
+    expect(shim.calls.some((c) => c.name === 'setApplicationMenu')).toBe(true);
+    const tray = shim.calls.find((c) => c.name === 'Tray')!;
+    expect(existsSync(tray.args[0] as string)).toBe(true);
+    expect(shim.trays[0].tooltip).toBe('gpu-desk');
+  });
+
+  it('closing the idle window closes it; Quit shuts the core down first, then quits; it all lands in the log, window position saved', async () => {
+    expect(shim.windows[0].close()).toBe(true);
+    shim.electron.app.quit();
+    const t0 = Date.now();
+    while (!shim.calls.some((c) => c.name === 'quit')) {
+      if (Date.now() - t0 > 10_000) throw new Error('quit never completed');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(shim.quitRequests).toBe(2);
+    const log = readFileSync(path.join(home, 'logs', 'main.log'), 'utf8');
+    expect(log).toContain('gpu-desk 0.1.0-shim starting');
+    expect(log).toContain('shutdown clean');
+    expect(log).toContain('blocked navigation');
+    expect(JSON.parse(readFileSync(path.join(home, 'userData', 'window-state.json'), 'utf8'))).toEqual({ x: 10, y: 20, width: 1200, height: 800, maximized: false, fullScreen: false });
+  });
+});
