@@ -4,6 +4,9 @@ import { getCommand, listCommands } from './registry';
 import './commands/tunnel';
 import './commands/profiles';
 import './commands/keys';
+import './commands/probe';
+import './commands/sessions';
+import './commands/setup';
 
 const VERSION = '0.1.0';
 

@@ -6,6 +6,8 @@ import type { ApplyResult, PlanProgress, PlanStep, SetupPlan, StepResult, StepSt
 export interface ApplyOptions {
   /** The account's sudo password, asked once per run; sent on stdin to `sudo -S`, never logged or stored. */
   sudoPassword?: string;
+  /** The account has NOPASSWD sudo (probe: sudo === 'passwordless'): root steps run with no password. */
+  passwordlessSudo?: boolean;
   onProgress?: (p: PlanProgress) => void;
   /** Stops the run before the next step (a step already running on the server finishes there). */
   signal?: AbortSignal;
@@ -94,7 +96,7 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
         continue;
       }
       isRootAlready ??= await whoAmI(session);
-      if (step.needsRoot && !isRootAlready && !opts.sudoPassword) {
+      if (step.needsRoot && !isRootAlready && !opts.sudoPassword && !opts.passwordlessSudo) {
         return fail(i, {
           code: 'SUDO_FAILED',
           message: `Step "${step.title}" needs root and no sudo password was given`,
@@ -110,7 +112,7 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
       };
       const useSudo = step.needsRoot && !isRootAlready;
       const res = await session.exec(commandFor(step.apply, step.needsRoot, isRootAlready), {
-        stdin: useSudo ? `${opts.sudoPassword}\n` : undefined,
+        stdin: useSudo && opts.sudoPassword ? `${opts.sudoPassword}\n` : undefined,
         timeoutMs: opts.stepTimeoutMs ?? 20 * 60_000,
         onStdout: onChunk('stdout'),
         onStderr: onChunk('stderr'),

@@ -1,0 +1,61 @@
+import { connectSsh, type SshConnection } from '../../ssh/connection';
+import { probeServer } from '../../remote/probe';
+import { formatReport } from '../../remote/reportText';
+import { writeLine, type CliIo } from '../io';
+import { parseCommandArgs, UsageError } from '../parse';
+import { registerCommand } from '../registry';
+import { connectOptionsFromFlags, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
+
+/**
+ * Where VirtualGL/ and TurboVNC/ live on the server (default /opt). Only tests change it, to point
+ * at shims; real servers always use /opt.
+ */
+export function remoteOptRoot(io: CliIo): string {
+  return io.env.GPU_DESK_REMOTE_OPT_ROOT || '/opt';
+}
+
+/** One SSH connection for a one-shot remote command (no reconnect: a drop ends the command with an error). */
+export async function connectFor(destination: string, values: SshOptionValues, io: CliIo): Promise<SshConnection> {
+  const opts = await connectOptionsFromFlags(destination, values, io);
+  opts.reconnect = { enabled: false };
+  return connectSsh(opts);
+}
+
+export function destinationOf(positionals: string[], command: string): string {
+  if (positionals.length === 0) throw new UsageError('The destination is missing', command);
+  return positionals[0];
+}
+
+const help = [
+  'Usage: gpu-desk probe <destination> [options]',
+  '',
+  'Look at a server without changing anything (no root needed, a few seconds): OS, NVIDIA GPUs,',
+  'VirtualGL and its back ends, the 3D X server on :0, the VNC server, running sessions and where they',
+  'listen, window managers — then what is wrong, in plain words, and how to fix it.',
+  '',
+  '<destination> is user@host, host, a ~/.ssh/config alias or a saved profile name.',
+  '',
+  'Options:',
+  '  --json                   one JSON object: os, gpus, virtualgl, vnc, sessions, findings (and more)',
+  ...sshOptionHelp,
+].join('\n');
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('probe', args, { ...sshOptionSpec, json: { type: 'boolean' } });
+  if (values.help) {
+    writeLine(io.stdout, help);
+    return 0;
+  }
+  const destination = destinationOf(positionals, 'probe');
+  if (positionals.length > 1) throw new UsageError(`Too many arguments: ${positionals.slice(1).join(' ')}`, 'probe');
+  const conn = await connectFor(destination, values as SshOptionValues, io);
+  try {
+    const report = await probeServer(conn, { optRoot: remoteOptRoot(io) });
+    writeLine(io.stdout, values.json ? JSON.stringify(report) : formatReport(report));
+    return 0;
+  } finally {
+    await conn.close();
+  }
+}
+
+registerCommand({ name: 'probe', summary: 'diagnose a GPU server: GPUs, VirtualGL, VNC, sessions, and what to fix', help, run });

@@ -1,0 +1,99 @@
+import { GpuDeskError } from '../../errors';
+import { sessionLine } from '../../remote/reportText';
+import { killSession, listSessions, startSession } from '../../remote/vncSessions';
+import { writeLine, type CliIo } from '../io';
+import { parseCommandArgs, UsageError } from '../parse';
+import { registerCommand } from '../registry';
+import { sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
+import { connectFor, destinationOf, remoteOptRoot } from './probe';
+
+const help = [
+  'Usage: gpu-desk sessions <destination> list|start|kill [N] [options]',
+  '',
+  'VNC sessions of your account on the server (TurboVNC or TigerVNC).',
+  '',
+  '  list                     running sessions: display, port, pid, and whether only localhost can reach it',
+  '  start [N]                a new session on display N (default: the next free one), always bound to',
+  '                           localhost; prints its password for this connection (TurboVNC: a one-time',
+  '                           password; TigerVNC: a random password for this session only)',
+  '  kill N                   stop session :N',
+  '',
+  'Options:',
+  '  --geometry WxH           desktop size for start (default 1920x1080)',
+  '  --wm COMMAND             window manager/desktop for start (default: the first one installed)',
+  '  --no-virtualgl           do not run the window manager under VirtualGL',
+  '  --json                   list: a JSON array; start: one JSON object {display, port, pid, password, …}',
+  ...sshOptionHelp,
+].join('\n');
+
+function displayArg(v: string | undefined, what: string): number | undefined {
+  if (v === undefined) return undefined;
+  const d = v.replace(/^:/, '');
+  if (!/^\d+$/.test(d) || Number(d) > 99) {
+    throw new GpuDeskError('DISPLAY_OUT_OF_RANGE', `${what} "${v}" is not a display number`, 'use a number from 0 to 99 (port 5900+N)');
+  }
+  return Number(d);
+}
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('sessions', args, {
+    ...sshOptionSpec,
+    geometry: { type: 'string' },
+    wm: { type: 'string' },
+    'no-virtualgl': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    writeLine(io.stdout, help);
+    return 0;
+  }
+  const destination = destinationOf(positionals, 'sessions');
+  const action = positionals[1] ?? 'list';
+  if (!['list', 'start', 'kill'].includes(action)) throw new UsageError(`Unknown action "${action}": use list, start or kill`, 'sessions');
+  if (positionals.length > 3) throw new UsageError(`Too many arguments: ${positionals.slice(3).join(' ')}`, 'sessions');
+  const n = displayArg(positionals[2], 'Display');
+  if (action === 'kill' && n === undefined) throw new UsageError('kill needs the display number, e.g. "kill 1"', 'sessions');
+  if (action === 'list' && n !== undefined) throw new UsageError('list takes no display number', 'sessions');
+  const json = !!values.json;
+  const optRoot = remoteOptRoot(io);
+
+  const conn = await connectFor(destination, values as SshOptionValues, io);
+  try {
+    if (action === 'list') {
+      const list = await listSessions(conn, { optRoot });
+      if (json) writeLine(io.stdout, JSON.stringify(list));
+      else if (list.length === 0) writeLine(io.stdout, 'No VNC sessions are running for this account.');
+      else for (const s of list) writeLine(io.stdout, sessionLine(s));
+      return 0;
+    }
+    if (action === 'kill') {
+      await killSession(conn, n!, { optRoot });
+      if (json) writeLine(io.stdout, JSON.stringify({ display: n, killed: true }));
+      else writeLine(io.stdout, `Session :${n} stopped.`);
+      return 0;
+    }
+    const s = await startSession(conn, {
+      optRoot,
+      display: n,
+      geometry: values.geometry as string | undefined,
+      windowManager: values.wm as string | undefined,
+      virtualgl: values['no-virtualgl'] ? 'off' : 'auto',
+    });
+    if (json) {
+      writeLine(io.stdout, JSON.stringify(s));
+    } else {
+      writeLine(io.stdout, `Started ${sessionLine(s)}`);
+      if (s.password) {
+        writeLine(io.stdout, s.passwordKind === 'otp'
+          ? `One-time password (valid for one connection): ${s.password}`
+          : `Password for this session: ${s.password}`);
+      }
+      writeLine(io.stdout, `Connect: gpu-desk tunnel ${destination} --display ${s.display}`);
+    }
+    return 0;
+  } finally {
+    await conn.close();
+  }
+}
+
+registerCommand({ name: 'sessions', summary: 'list, start (on localhost, with a one-time password) or kill VNC sessions', help, run });

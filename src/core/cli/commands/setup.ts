@@ -1,0 +1,138 @@
+import { GpuDeskError, registerSecret } from '../../errors';
+import { applyPlan, checkPlan } from '../../remote/planRunner';
+import { probeServer } from '../../remote/probe';
+import { buildSetupPlan, formatPlan } from '../../remote/setupPlan';
+import type { PlanProgress } from '../../remote/types';
+import { writeLine, type CliIo } from '../io';
+import { parseCommandArgs, UsageError } from '../parse';
+import { ask, readAllStdin } from '../prompts';
+import { registerCommand } from '../registry';
+import { sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
+import { connectFor, destinationOf, remoteOptRoot } from './probe';
+
+const help = [
+  'Usage: gpu-desk setup <destination> --plan [--json]',
+  '       gpu-desk setup <destination> --apply [--yes] [options]',
+  '',
+  'Set a server up for GPU desktops: OpenGL libraries, a light desktop, VirtualGL (EGL back end when the',
+  'driver allows it, else a headless 3D X server), TurboVNC (or the distribution\'s TigerVNC) and settings',
+  'that keep VNC on localhost. Ubuntu 20.04/22.04/24.04, Debian 12, RHEL/Rocky 8/9.',
+  '',
+  '  --plan                   show every step: why, how it is checked, every command (changes nothing)',
+  '  --apply                  show the plan, ask, then run the steps that are not done yet; each step is',
+  '                           checked again after it runs and the first failure stops the run',
+  '',
+  'Options:',
+  '  --yes                    do not ask before applying (for scripts)',
+  '  --only ID[,ID…]          apply only these steps (ids as shown by --plan)',
+  '  --wm xfce|openbox        desktop to install when the server has none (default xfce)',
+  '  --sudo-password-stdin    read the sudo password from stdin instead of asking on the terminal',
+  '  --json                   --plan: one JSON object; --apply: one JSON object per progress event',
+  ...sshOptionHelp,
+  '',
+  'The sudo password is asked once per run, sent only to sudo (on its stdin), never shown, logged or kept.',
+].join('\n');
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('setup', args, {
+    ...sshOptionSpec,
+    plan: { type: 'boolean' },
+    apply: { type: 'boolean' },
+    yes: { type: 'boolean', short: 'y' },
+    only: { type: 'string' },
+    wm: { type: 'string' },
+    'sudo-password-stdin': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    writeLine(io.stdout, help);
+    return 0;
+  }
+  const destination = destinationOf(positionals, 'setup');
+  if (positionals.length > 1) throw new UsageError(`Too many arguments: ${positionals.slice(1).join(' ')}`, 'setup');
+  if (!!values.plan === !!values.apply) throw new UsageError('Say --plan (show the steps) or --apply (run them)', 'setup');
+  const wm = values.wm as string | undefined;
+  if (wm !== undefined && wm !== 'xfce' && wm !== 'openbox') throw new UsageError(`--wm ${wm}: use xfce or openbox`, 'setup');
+  const json = !!values.json;
+  const optRoot = remoteOptRoot(io);
+  // Ask nothing we cannot ask: without a terminal, --apply needs --yes (and the password on stdin).
+  if (values.apply && !values.yes && !io.interactive) {
+    throw new UsageError('--apply without a terminal needs --yes (review the steps first with --plan)', 'setup');
+  }
+
+  const conn = await connectFor(destination, values as SshOptionValues, io);
+  try {
+    const report = await probeServer(conn, { optRoot });
+    const plan = buildSetupPlan(report, { windowManager: wm as 'xfce' | 'openbox' | undefined, optRoot });
+    const only = values.only ? String(values.only).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+    for (const id of only ?? []) {
+      if (!plan.steps.some((s) => s.id === id)) {
+        throw new UsageError(`--only ${id}: no such step (steps: ${plan.steps.map((s) => s.id).join(', ')})`, 'setup');
+      }
+    }
+    const status = await checkPlan(conn, plan);
+    if (values.plan) {
+      if (json) writeLine(io.stdout, JSON.stringify({ ...plan, steps: plan.steps.map((s) => ({ ...s, status: status[s.id] })), findings: report.findings }));
+      else writeLine(io.stdout, formatPlan(plan, status).trimEnd());
+      return 0;
+    }
+
+    const todo = plan.steps.filter((s) => status[s.id] === 'pending' && (!only || only.includes(s.id)));
+    if (!json) writeLine(io.stdout, formatPlan(plan, status).trimEnd());
+    if (todo.length === 0) {
+      if (json) writeLine(io.stdout, JSON.stringify({ type: 'finished', ok: true, applied: [] }));
+      else writeLine(io.stdout, '\nNothing to do: every step is already done.');
+      return 0;
+    }
+    if (!values.yes) {
+      const a = (await ask(io, `\nRun ${todo.length} step(s) (${todo.map((s) => s.id).join(', ')}) on ${report.host}? [y/N] `))?.trim().toLowerCase();
+      if (a !== 'y' && a !== 'yes') {
+        writeLine(io.stderr, 'Nothing was run.');
+        return 1;
+      }
+    }
+
+    let sudoPassword: string | undefined;
+    const needsSudo = todo.some((s) => s.needsRoot) && report.sudo !== 'root' && report.sudo !== 'passwordless';
+    if (needsSudo) {
+      if (report.sudo === 'absent') {
+        throw new GpuDeskError('SUDO_FAILED', `${report.user} cannot use sudo on ${report.host}, and these steps need root`, 'Ask the administrator to run the plan, or to grant sudo');
+      }
+      sudoPassword = values['sudo-password-stdin']
+        ? await readAllStdin(io)
+        : (await ask(io, `[sudo] password for ${report.user}@${report.host}: `, { hidden: true })) ?? undefined;
+      if (!sudoPassword) throw new GpuDeskError('SUDO_FAILED', 'No sudo password was given', 'Run again and enter the password, or use --sudo-password-stdin');
+      registerSecret(sudoPassword);
+    }
+
+    const onProgress = (e: PlanProgress) => {
+      if (json) {
+        writeLine(io.stdout, JSON.stringify(e));
+        return;
+      }
+      const title = plan.steps.find((s) => s.id === e.stepId)?.title ?? e.stepId;
+      if (e.type === 'step-skip') writeLine(io.stdout, `[${e.index + 1}/${e.total}] ${title}: already done`);
+      else if (e.type === 'step-start') writeLine(io.stdout, `[${e.index + 1}/${e.total}] ${title}: running…`);
+      else if (e.type === 'output') io.stdout.write(e.text.replace(/^(?=.)/gm, '    | '));
+      else if (e.type === 'step-done') writeLine(io.stdout, `[${e.index + 1}/${e.total}] ${title}: done (${(e.ms / 1000).toFixed(1)} s)`);
+    };
+    const result = await applyPlan(conn, plan, {
+      sudoPassword,
+      passwordlessSudo: report.sudo === 'passwordless',
+      only,
+      onProgress,
+    });
+    if (json) writeLine(io.stdout, JSON.stringify({ type: 'finished', ok: result.ok, steps: result.steps.map((s) => ({ id: s.id, status: s.status })), ...(result.error ? { error: result.error } : {}) }));
+    if (!result.ok) {
+      const e = result.error!;
+      writeLine(io.stderr, `error: ${e.message}${e.fix ? ` — ${e.fix}` : ''}`);
+      return 1;
+    }
+    if (!json) writeLine(io.stdout, '\nThe server is set up. Start a desktop with: gpu-desk sessions ' + destination + ' start');
+    return 0;
+  } finally {
+    await conn.close();
+  }
+}
+
+registerCommand({ name: 'setup', summary: 'review and apply the server set-up plan (VirtualGL, TurboVNC, desktop)', help, run });

@@ -1,0 +1,44 @@
+import type { Finding, ServerReport, VncSessionInfo } from './types';
+
+/** A server report as plain text for a terminal: facts first, then what is wrong and how to fix it. */
+
+const SEVERITY_MARK: Record<Finding['severity'], string> = { error: 'error  ', warning: 'warning', info: 'info   ' };
+
+export function sessionLine(s: VncSessionInfo): string {
+  const where = s.localhostOnly === true ? 'localhost only' : s.localhostOnly === false ? `OPEN TO THE NETWORK (${s.listenAddresses.join(', ')})` : 'listening address unknown';
+  return `:${s.display}  port ${s.port}  ${s.flavor === 'turbovnc' ? 'TurboVNC' : 'TigerVNC'}  pid ${s.pid ?? '?'}  ${where}`;
+}
+
+export function formatReport(r: ServerReport): string {
+  const out: string[] = [];
+  const sudo = { root: 'logged in as root', passwordless: 'sudo without password', password: 'sudo with password', absent: 'no sudo' }[r.sudo];
+  out.push(`${r.host} — ${r.os.prettyName || 'unknown OS'} (${r.arch}), user ${r.user}, ${sudo}`);
+  if (r.gpus.length) {
+    out.push(`GPUs (driver ${r.nvidia.driverVersion}):`);
+    for (const g of r.gpus) {
+      const mem = g.memoryTotalMiB !== null ? `${Math.round(g.memoryTotalMiB / 1024)} GiB, ${g.memoryUsedMiB ?? '?'} MiB used` : 'memory unknown';
+      out.push(`  ${g.index}  ${g.name}  (${mem}, ${g.utilizationPct ?? '?'}% busy)`);
+    }
+  } else {
+    out.push(`GPUs: none found${r.nvidia.driverLoaded ? ' (driver loaded, nvidia-smi failed)' : ''}`);
+  }
+  const v = r.virtualgl;
+  out.push(`VirtualGL: ${v.installed ? `${v.version ?? 'installed'}${v.hasEglBackend ? '' : ' (no EGL back end)'} — EGL: ${v.eglUsable ? 'yes, ' : 'no, '}${v.eglReason}` : 'not installed'}`);
+  const x = r.xserver;
+  out.push(`3D X server :0: ${!x.running ? 'none' : x.renderer ? `${x.renderer}${x.softwareRenderer ? ' (software)' : ''}` : `running, not usable (${x.error ?? 'no access'})`}`);
+  out.push(`VNC server: ${r.vnc.flavor ? `${r.vnc.flavor === 'turbovnc' ? 'TurboVNC' : 'TigerVNC'} ${r.vnc.version ?? ''}`.trim() : 'none'}`);
+  out.push(`Window managers: ${r.windowManagers.length ? r.windowManagers.join(', ') : 'none'}`);
+  out.push(`Sessions: ${r.sessions.length ? '' : 'none'}`);
+  for (const s of r.sessions) out.push(`  ${sessionLine(s)}`);
+  out.push('');
+  if (r.findings.length === 0) {
+    out.push('No problems found: this server is ready for GPU desktops.');
+  } else {
+    out.push('Findings:');
+    for (const f of r.findings) {
+      out.push(`  ${SEVERITY_MARK[f.severity]}  ${f.message}`);
+      out.push(`           Fix: ${f.fix}`);
+    }
+  }
+  return out.join('\n');
+}
