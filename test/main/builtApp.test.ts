@@ -191,7 +191,7 @@ describe('the built main bundle, started against an Electron API shim (real core
   });
 
   it('denies permissions except clipboard for the app', () => {
-    const ask = (p: string, url: string) => { let got: boolean | null = null; shim.ses.permissionRequest!({}, p, (ok) => { got = ok; }, { requestingUrl: url }); return got; };
+    const ask = (p: string, url: string) => { let got: boolean | null = null; shim.ses.permissionRequest!({}, p, (ok: boolean) => { got = ok; }, { requestingUrl: url }); return got; };
     expect(ask('media', APP_ENTRY_URL)).toBe(false);
     expect(ask('geolocation', APP_ENTRY_URL)).toBe(false);
     expect(ask('clipboard-sanitized-write', APP_ENTRY_URL)).toBe(true);

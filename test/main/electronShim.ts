@@ -79,11 +79,17 @@ export function createElectronShim(paths: { userData: string; logs: string; appP
 
   const handlers = new Map<string, (...a: unknown[]) => unknown>();
   const protocolHandlers = new Map<string, (r: { url: string; method: string }) => Promise<Response>>();
-  const ses = {
-    permissionRequest: null as null | ((wc: unknown, p: string, cb: (ok: boolean) => void, d: { requestingUrl: string }) => void),
-    permissionCheck: null as null | ((wc: unknown, p: string, origin: string) => boolean),
-    setPermissionRequestHandler(h: typeof ses.permissionRequest) { ses.permissionRequest = h; },
-    setPermissionCheckHandler(h: typeof ses.permissionCheck) { ses.permissionCheck = h; },
+  type RequestHandler = (wc: unknown, p: string, cb: (ok: boolean) => void, d: { requestingUrl: string }) => void;
+  type CheckHandler = (wc: unknown, p: string, origin: string) => boolean;
+  const ses: {
+    permissionRequest: RequestHandler | null;
+    permissionCheck: CheckHandler | null;
+    [k: string]: unknown;
+  } = {
+    permissionRequest: null,
+    permissionCheck: null,
+    setPermissionRequestHandler(h: RequestHandler) { ses.permissionRequest = h; },
+    setPermissionCheckHandler(h: CheckHandler) { ses.permissionCheck = h; },
     setDevicePermissionHandler(h: unknown) { rec('setDevicePermissionHandler', h); },
     setDisplayMediaRequestHandler(h: unknown) { rec('setDisplayMediaRequestHandler', h); },
     webRequest: { onHeadersReceived: (h: unknown) => rec('onHeadersReceived', h) },
