@@ -60,8 +60,10 @@ export class ProfileStore {
   async update<T>(fn: (doc: StoreDoc) => T | Promise<T>): Promise<T> {
     return this.locked(async () => {
       const doc = this.loadOrRecover();
+      const before = serialise(doc);
       const result = await fn(doc);
-      this.save(doc);
+      // A no-op (an import that skipped everything) must not rotate the backup away.
+      if (serialise(doc) !== before || !fs.existsSync(this.file)) this.save(doc);
       return result;
     });
   }

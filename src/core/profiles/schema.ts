@@ -8,8 +8,8 @@ export const SCHEMA_VERSION = 1;
 
 // Names double as CLI destinations, so they must never look like user@host:port or an option.
 export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const nameMsg = 'use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit';
-export const profileName = z.string().regex(NAME_RE, `name ${nameMsg}`);
+const nameMsg = 'must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit';
+export const profileName = z.string().regex(NAME_RE, nameMsg);
 export const keyName = z.string().regex(NAME_RE, `key name ${nameMsg}`);
 
 // A leading "-" would be read as an option if the value ever reaches OpenSSH's command line.

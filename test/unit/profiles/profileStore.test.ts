@@ -64,7 +64,7 @@ describe('ProfileStore basics', () => {
     await expectCode(store().add({ name: 'p3', host: '   ' }), 'PROFILE_INVALID', /host is empty/);
     await expectCode(store().add({ name: 'p4', host: '-oProxyCommand=x' }), 'PROFILE_INVALID', /must not start with "-"/);
     await expectCode(store().add({ name: 'p5', host: 'h', auth: { kind: 'magic' } as never }), 'PROFILE_INVALID', /auth kind must be one of auto, agent, keychain-key, key-file, password/);
-    await expectCode(store().add({ name: 'bad name', host: 'h' }), 'PROFILE_INVALID', /name use 1–64 letters/);
+    await expectCode(store().add({ name: 'bad name', host: 'h' }), 'PROFILE_INVALID', /profile "bad name": name: must be 1–64 letters/);
     await expectCode(store().add({ name: 'p6', host: 'h', jumpHosts: ['a b'] }), 'PROFILE_INVALID', /jump host must look like/);
     await expectCode(store().add({ name: 'p7', host: 'h', viewer: { quality: 12 } as never }), 'PROFILE_INVALID', /quality must be 0–9/);
     await expectCode(store().add({ name: 'p8', host: 'h', display: { geometry: 'big' } }), 'PROFILE_INVALID', /geometry must look like 1920x1080/);
