@@ -207,6 +207,37 @@ describe('the built main bundle, started against an Electron API shim (real core
     expect(shim.trays[0].tooltip).toBe('gpu-desk');
   });
 
+  it('a second launch brings the hidden window back', () => {
+    const w = shim.windows[0];
+    w.hide();
+    shim.electron.app.emit('second-instance', {}, [], root);
+    expect(w.visible).toBe(true);
+    expect(shim.windows).toHaveLength(1);
+  });
+
+  it('a second instance that does not get the lock quits at once, opening nothing', () => {
+    const second = createElectronShim({ userData: path.join(home, 'userData2'), logs: path.join(home, 'logs2'), appPath: root });
+    second.electron.app.requestSingleInstanceLock = () => false;
+    const file = path.join(out, 'main/index.js');
+    const req = createRequire(__filename);
+    const mod = Module as unknown as { _load: (req: string, ...rest: unknown[]) => unknown };
+    const load = mod._load;
+    const cached = req.cache[file];
+    delete req.cache[file];
+    mod._load = function (r: string, ...rest: unknown[]) {
+      return r === 'electron' ? second.electron : load.call(this, r, ...rest);
+    };
+    try {
+      req(file);
+    } finally {
+      mod._load = load;
+      if (cached) req.cache[file] = cached;
+    }
+    expect(second.calls.map((c) => c.name)).toEqual(['registerSchemesAsPrivileged', 'quit']);
+    expect(second.windows).toHaveLength(0);
+    expect(second.handlers.size).toBe(0);
+  });
+
   it('closing the idle window closes it; Quit shuts the core down first, then quits; it all lands in the log, window position saved', async () => {
     expect(shim.windows[0].close()).toBe(true);
     shim.electron.app.quit();
