@@ -172,7 +172,10 @@ export function parseTigerVncList(text: string): ListedSession[] {
       const display = Number(get(/^X DISPLAY/).replace(/^:/, ''));
       if (!Number.isInteger(display)) continue;
       const port = get(/^RFB PORT/);
-      const pid = get(/^PROCESS ID/);
+      // "12345 (stale)": the wrapper found a pid file whose server is gone; not a running session.
+      const pidCell = get(/^PROCESS ID/);
+      if (/stale/.test(pidCell)) continue;
+      const pid = /^\d+/.exec(pidCell)?.[0] ?? '';
       out.push({
         display,
         port: /^\d+$/.test(port) ? Number(port) : null,

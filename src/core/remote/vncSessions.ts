@@ -79,7 +79,7 @@ function checkGeometry(g: string): void {
 
 function checkCommandName(c: string): void {
   // Quoted anyway; this keeps a profile typo from becoming a confusing remote error.
-  if (!/^[A-Za-z0-9_.\/+-]+$/.test(c)) {
+  if (!/^[A-Za-z0-9_./+-]+$/.test(c)) {
     throw new GpuDeskError('BAD_ARGUMENT', `"${c}" is not a program name`, 'Give the window manager as a command such as xfce4-session or /usr/bin/openbox-session');
   }
 }

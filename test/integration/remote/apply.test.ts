@@ -3,9 +3,11 @@
  * path (stdin only, never in commands, output, events, results or logs), and a connection that drops
  * mid-step. Needs root to give the bed account sudo rights for the duration of the file.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, isRoot, startSshd, type SshdBed } from '../../bed';
+import { cleanupAll, isRoot, makeTempDir, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import type { ExecOptions, SshSession } from '../../../src/core/ssh/types';
@@ -27,6 +29,29 @@ let originalConf: string | null = null;
 if (!isRoot) {
   console.log('apply.test.ts: not running as root, so the bed account cannot be given sudo rights; these tests cannot run here');
 }
+
+// Here rather than in bed.test.ts: the plan below forces TigerVNC onto localhost system-wide for a while,
+// and tests inside one file run in order.
+describe('a VNC session started by hand on all interfaces (real bed)', () => {
+  it('is reported with its display, port and address', async () => {
+    const b = await startSshd();
+    const c = await connectSsh(bedOptions(b));
+    const n = 60 + Math.floor(Math.random() * 30);
+    const r = await c.exec(`vncserver :${n} -localhost no -SecurityTypes None --I-KNOW-THIS-IS-INSECURE -xstartup /usr/bin/xterm`);
+    try {
+      expect(r.code, r.stderr).toBe(0);
+      const report = await probeServer(c);
+      expect(report.sessions.find((s) => s.display === n)).toMatchObject({ port: 5900 + n, localhostOnly: false });
+      const f = report.findings.find((x) => x.code === 'SESSION_LISTENS_ON_ALL_INTERFACES' && x.message.includes(`:${n} `));
+      expect(f?.severity).toBe('error');
+      expect(f?.message).toContain(String(5900 + n));
+      expect(f?.message).toMatch(/0\.0\.0\.0|::/);
+    } finally {
+      await c.exec(`vncserver -kill :${n}`);
+      await c.close();
+    }
+  });
+});
 
 describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
   beforeAll(async () => {
@@ -213,5 +238,29 @@ describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
     expect(fs.readdirSync(bed2.home).filter((n) => n.includes('.gpu-desk.'))).toEqual([]);
     await c3.close();
     fs.rmSync(target, { force: true });
+  });
+
+  it('CLI: setup --apply --yes --sudo-password-stdin applies through sudo, then finds nothing to do; the password is never printed', async () => {
+    if (originalConf !== null) fs.writeFileSync(TIGER_CONF, originalConf.split('\n').filter((l) => l !== LOCALHOST_LINE).join('\n'));
+    const home = makeTempDir('gd-applycli-');
+    const run = (args: string[], stdin: string) => new Promise<{ code: number; out: string }>((resolve) => {
+      const p = spawn(process.execPath, [path.resolve(__dirname, '../../../bin/gpu-desk.cjs'), 'setup',
+        `${bed.user}@127.0.0.1`, '-p', String(bed.port), '-i', bed.userKeyPath, '-F', 'none', '--no-agent',
+        '--known-hosts', path.join(home, 'kh'), '--accept-new-host-key', ...args], { env: { ...process.env, HOME: home, GPU_DESK_HOME: home, SSH_AUTH_SOCK: '' } });
+      let out = '';
+      p.stdout.on('data', (d) => (out += d));
+      p.stderr.on('data', (d) => (out += d));
+      p.stdin.end(stdin);
+      p.on('exit', (code) => resolve({ code: code ?? -1, out }));
+    });
+    const first = await run(['--apply', '--yes', '--only', 'vnc-localhost', '--sudo-password-stdin'], `${bed.password}\n`);
+    expect(first.code, first.out).toBe(0);
+    expect(first.out).toMatch(/Keep VNC sessions on localhost: running…/);
+    expect(first.out).toMatch(/Keep VNC sessions on localhost: done/);
+    expect(fs.readFileSync(TIGER_CONF, 'utf8')).toContain(LOCALHOST_LINE);
+    const second = await run(['--apply', '--yes', '--only', 'vnc-localhost', '--sudo-password-stdin'], `${bed.password}\n`);
+    expect(second.code, second.out).toBe(0);
+    expect(second.out).toContain('Nothing to do: every step is already done.');
+    expect(first.out + second.out).not.toContain(bed.password!);
   });
 });

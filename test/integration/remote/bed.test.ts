@@ -112,17 +112,6 @@ describe('TigerVNC sessions on the real bed', () => {
     }
   });
 
-  it('a session started by hand on all interfaces is reported as such', async () => {
-    const n = 60 + Math.floor(Math.random() * 30);
-    const r = await conn.exec(shellCommand(['vncserver', `:${n}`, '-localhost', 'no', '-SecurityTypes', 'None', '--I-KNOW-THIS-IS-INSECURE', '-xstartup', '/usr/bin/xterm']));
-    expect(r.code, r.stderr).toBe(0);
-    started.push(n);
-    const found = (await probeServer(conn)).findings.find((f) => f.code === 'SESSION_LISTENS_ON_ALL_INTERFACES' && f.message.includes(`:${n} `));
-    expect(found?.message).toContain(String(5900 + n));
-    await killSession(conn, n);
-    started.splice(started.indexOf(n), 1);
-  });
-
   it('bad input is refused with a one-line error before anything runs', async () => {
     const err = (p: Promise<unknown>) => p.then(() => null, (e) => e as GpuDeskError);
     expect((await err(startSession(conn, { display: 100 })))?.code).toBe('DISPLAY_OUT_OF_RANGE');

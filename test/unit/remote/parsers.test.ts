@@ -113,6 +113,11 @@ describe('vncserver -list', () => {
     expect(parseTigerVncList(fx('tigervnc-list-empty.txt'))).toEqual([]);
   });
 
+  it('TigerVNC: a stale pid file is not a running session', () => {
+    const stale = fx('tigervnc-list-two.txt').replace('10342       ', '10342 (stale)');
+    expect(parseTigerVncList(stale).map((s) => s.display)).toEqual([55]);
+  });
+
   it('TigerVNC 1.10 (Ubuntu 20.04) layout', () => {
     expect(parseTigerVncList(fx('tigervnc-list-1.10.txt'))).toEqual([
       { display: 1, port: null, pid: 2952, unixPath: null },
