@@ -64,7 +64,7 @@ export function createElectronShim(paths: { userData: string; logs: string; appP
     getPath: (n: string) => (n === 'logs' ? paths.logs : paths.userData),
     getAppPath: () => paths.appPath,
     getVersion: () => '0.1.0-shim',
-    requestSingleInstanceLock: () => true,
+    requestSingleInstanceLock: (): boolean => true,
     setAppUserModelId: () => {},
     isReady: () => app.ready,
     whenReady: () => { app.ready = true; return Promise.resolve(); },
