@@ -58,7 +58,7 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
   const [user = '', uidText = '', groupText = ''] = lines('id');
   const groups = groupText.split(/\s+/).filter(Boolean);
   const sudoLine = lines('sudo')[0];
-  const sudo: SudoState = (['root', 'passwordless', 'password', 'absent'] as const).find((x) => x === sudoLine) ?? 'absent';
+  const sudo: SudoState = (['root', 'passwordless', 'password', 'unknown', 'absent'] as const).find((x) => x === sudoLine) ?? 'absent';
 
   const smiText = s.nvsmi ?? '';
   const smiInstalled = !smiText.includes('@@absent');

@@ -11,7 +11,7 @@ export function sessionLine(s: VncSessionInfo): string {
 
 export function formatReport(r: ServerReport): string {
   const out: string[] = [];
-  const sudo = { root: 'logged in as root', passwordless: 'sudo without password', password: 'sudo with password', absent: 'no sudo' }[r.sudo];
+  const sudo = { root: 'logged in as root', passwordless: 'sudo without password', password: 'sudo with password', unknown: 'sudo rights unknown', absent: 'no sudo' }[r.sudo];
   out.push(`${r.host} — ${r.os.prettyName || 'unknown OS'} (${r.arch}), user ${r.user}, ${sudo}`);
   if (r.gpus.length) {
     out.push(`GPUs (driver ${r.nvidia.driverVersion}):`);

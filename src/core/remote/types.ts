@@ -125,7 +125,8 @@ export interface Finding {
   planStep?: string;
 }
 
-export type SudoState = 'root' | 'passwordless' | 'password' | 'absent';
+/** unknown: sudo is installed but the account is in no admin group; it may still have rights (sudoers.d). */
+export type SudoState = 'root' | 'passwordless' | 'password' | 'unknown' | 'absent';
 
 export interface ServerReport {
   host: string;
