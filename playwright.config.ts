@@ -1,0 +1,34 @@
+import { defineConfig } from '@playwright/test';
+
+// The renderer runs in Debian's Chromium against the browser harness (the Electron binary cannot be
+// downloaded here); each worker starts its own real sshd and the harness in-process.
+export default defineConfig({
+  testDir: 'test/e2e',
+  outputDir: 'test-results/playwright',
+  globalSetup: './test/e2e/globalSetup.ts',
+  timeout: 180_000,
+  expect: { timeout: 20_000 },
+  // Two cores shared with other work: one browser at a time keeps timings honest.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: true,
+  retries: 0,
+  reporter: [['list']],
+  use: {
+    viewport: { width: 1280, height: 860 },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+  projects: [
+    {
+      name: 'chromium',
+      use: {
+        browserName: 'chromium',
+        launchOptions: {
+          executablePath: '/usr/bin/chromium',
+          args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+        },
+      },
+    },
+  ],
+});

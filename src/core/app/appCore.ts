@@ -1,0 +1,388 @@
+import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import { GpuDeskError, registerSecret, toErrorValue } from '../errors';
+import { connectSsh, type SshConnection } from '../ssh/connection';
+import type { ConnectOptions, ConnectionStateEvent, KeySource } from '../ssh/types';
+import { TunnelManager } from '../tunnels/tunnelManager';
+import type { ProfileStore } from '../profiles/profileStore';
+import type { SecretStore } from '../keychain/secretStore';
+import { account } from '../keychain/secretStore';
+import type { ChannelHub } from '../vnc/channelHub';
+import type { ChannelCounters } from '../vnc/pipe';
+import type { Emit, Handlers, ParsedInput } from '../../shared/contract';
+import type { ConnectionView, Profile, TunnelView, VncFlavor } from '../../shared/models';
+import { PromptBroker } from './prompts';
+import type { RemoteOps } from './remoteOps';
+import { gpuView, planView, progressView, reportView, resultView, sessionView } from './views';
+import { probeHttp, viewerCommands } from './tunnelInfo';
+import { importSshConfigHosts, listSshConfigHosts } from './sshConfigImport';
+
+export interface AppCoreDeps {
+  profiles: ProfileStore;
+  /** The app's own known-hosts file (accepted keys are saved there, never in ~/.ssh). */
+  knownHostsFile: string;
+  hub: ChannelHub;
+  /** ws://127.0.0.1:port the hub is reachable at from the window. */
+  channelBase(): string;
+  emit: Emit;
+  remote: RemoteOps;
+  shell: 'electron' | 'harness';
+  version: string;
+  secrets?: SecretStore;
+  /** Keys kept in the OS keychain, for profiles with auth kind keychain-key. */
+  keychainKeySource?(keyName: string): KeySource;
+  sshConfigPath?: string | null;
+  userKnownHostsFiles?: string[];
+  openExternal?(url: string): Promise<void>;
+  log?(line: string): void;
+}
+
+interface Live {
+  id: string;
+  profile: Profile;
+  label: string;
+  conn: SshConnection | null;
+  state: ConnectionView['state'];
+  error: ConnectionView['error'];
+  tunnels: TunnelManager | null;
+  flavor: VncFlavor;
+  /** Display → the password the session was started with (memory only; OTPs are used once). */
+  vncPasswords: Map<number, { password: string; once: boolean }>;
+  forwardTunnels: Map<string, string[]>;
+}
+
+interface Viewer {
+  id: string;
+  connectionId: string;
+  counters: ChannelCounters;
+}
+
+/**
+ * The app's services behind each contract method, free of Electron: the Electron main process and
+ * the browser harness both route the same contract into one of these.
+ */
+export class AppCore {
+  private readonly live = new Map<string, Live>();
+  private readonly viewers = new Map<string, Viewer>();
+  readonly prompts: PromptBroker;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly deps: AppCoreDeps) {
+    this.log = deps.log ?? (() => {});
+    this.prompts = new PromptBroker(
+      (req) => deps.emit('prompt', req),
+      (promptId) => deps.emit('prompt.cancel', { promptId }),
+    );
+  }
+
+  handlers(): Handlers {
+    return {
+      'app.info': async () => ({ version: this.deps.version, shell: this.deps.shell, platform: process.platform }),
+      'app.openExternal': async ({ url }) => {
+        if (!this.deps.openExternal) throw new GpuDeskError('BAD_ARGUMENT', 'Opening a browser is not available here', `open ${url} yourself`);
+        await this.deps.openExternal(url);
+      },
+      'profiles.list': async () => (await this.deps.profiles.list()) as Profile[],
+      'profiles.save': (i) => this.saveProfile(i),
+      'profiles.remove': async ({ id }) => {
+        const p = await this.profileById(id);
+        await this.deps.profiles.remove(p.name);
+      },
+      'profiles.sshConfigHosts': async ({ path }) => listSshConfigHosts(this.deps.profiles, path ?? this.deps.sshConfigPath ?? undefined),
+      'profiles.importSshConfig': async ({ aliases, path }) => importSshConfigHosts(this.deps.profiles, aliases, path ?? this.deps.sshConfigPath ?? undefined),
+      'connections.list': async () => [...this.live.values()].map((l) => this.view(l)),
+      'connections.open': ({ profileId }) => this.open(profileId),
+      'connections.close': ({ connectionId }) => this.close(connectionId),
+      'prompts.answer': async ({ promptId, answer }) => this.prompts.answer(promptId, answer),
+      'server.probe': async ({ connectionId }) => {
+        const l = this.ready(connectionId);
+        const r = await this.deps.remote.probe(l.conn!);
+        l.flavor = r.vnc.flavor;
+        return reportView(r);
+      },
+      'server.gpus': async ({ connectionId }) => ({ at: Date.now(), gpus: (await this.deps.remote.gpus(this.ready(connectionId).conn!)).map(gpuView) }),
+      'sessions.list': async ({ connectionId }) => (await this.deps.remote.listSessions(this.ready(connectionId).conn!)).map(sessionView),
+      'sessions.start': async ({ connectionId, display, geometry, windowManager }) => {
+        const l = this.ready(connectionId);
+        const s = await this.deps.remote.startSession(l.conn!, { display, geometry, windowManager });
+        l.flavor = s.flavor;
+        if (s.password) {
+          registerSecret(s.password);
+          l.vncPasswords.set(s.display, { password: s.password, once: s.passwordKind === 'otp' });
+        }
+        return sessionView(s);
+      },
+      'sessions.kill': async ({ connectionId, display }) => {
+        const l = this.ready(connectionId);
+        for (const v of [...this.viewers.values()]) {
+          if (v.connectionId === connectionId) this.closeViewer(v.id);
+        }
+        await this.deps.remote.killSession(l.conn!, display);
+        l.vncPasswords.delete(display);
+      },
+      'setup.plan': async ({ connectionId }) => planView(await this.deps.remote.plan(this.ready(connectionId).conn!)),
+      'setup.apply': (i) => this.applySetup(i),
+      'viewer.open': ({ connectionId, display }) => this.openViewer(connectionId, display),
+      'viewer.close': async ({ viewerId }) => this.closeViewer(viewerId),
+      'viewer.stats': async ({ viewerId }) => {
+        const v = this.viewers.get(viewerId);
+        if (!v) throw new GpuDeskError('BAD_ARGUMENT', 'That viewer is closed', 'open the session again');
+        return { bytesIn: v.counters.bytesIn, bytesOut: v.counters.bytesOut, rttMs: this.live.get(v.connectionId)?.conn?.rttMs ?? null, at: Date.now() };
+      },
+      'tunnels.list': async () => this.tunnelViews(),
+      'tunnels.open': (i) => this.openTunnel(i),
+      'tunnels.close': async ({ tunnelId }) => {
+        for (const l of this.live.values()) {
+          const t = l.tunnels?.get(tunnelId);
+          if (!t) continue;
+          for (const fid of l.forwardTunnels.get(tunnelId) ?? []) await l.tunnels!.close(fid);
+          l.forwardTunnels.delete(tunnelId);
+          await l.tunnels!.close(tunnelId);
+        }
+        this.deps.emit('tunnels.changed', await this.tunnelViews());
+      },
+    };
+  }
+
+  private async saveProfile({ profile }: ParsedInput<'profiles.save'>): Promise<Profile> {
+    const { id, ...fields } = profile;
+    if (!id) return (await this.deps.profiles.add(fields)) as Profile;
+    const existing = await this.profileById(id);
+    return (await this.deps.profiles.edit(existing.name, fields)) as Profile;
+  }
+
+  private async profileById(id: string): Promise<Profile> {
+    const p = ((await this.deps.profiles.list()) as Profile[]).find((x) => x.id === id);
+    if (!p) throw new GpuDeskError('PROFILE_NOT_FOUND', 'That server profile no longer exists', 'reload the server list');
+    return p;
+  }
+
+  private view(l: Live): ConnectionView {
+    return { id: l.id, profileId: l.profile.id, label: l.label, state: l.state, rttMs: l.conn?.rttMs ?? null, error: l.error };
+  }
+
+  private ready(connectionId: string): Live {
+    const l = this.live.get(connectionId);
+    if (!l || !l.conn) throw new GpuDeskError('NOT_CONNECTED', 'Not connected to that server', 'connect from the server list first');
+    if (l.state !== 'ready') throw new GpuDeskError('NOT_CONNECTED', `The connection to ${l.label} is ${l.state}`, 'wait for it to come back, or reconnect');
+    return l;
+  }
+
+  private async connectOptions(p: Profile, connectionId: string): Promise<ConnectOptions> {
+    const ask = this.prompts;
+    const opts: ConnectOptions = {
+      destination: p.user ? `${p.user}@${p.host}` : p.host,
+      port: p.port,
+      ...(p.jumpHosts.length ? { jump: p.jumpHosts } : {}),
+      sshConfigPath: this.deps.sshConfigPath,
+      ...(this.deps.userKnownHostsFiles ? { userKnownHostsFiles: this.deps.userKnownHostsFiles } : {}),
+      appKnownHostsFile: this.deps.knownHostsFile,
+      // A person may take a while to compare a fingerprint; the handshake must wait for them.
+      readyTimeoutMs: 120_000,
+      reconnect: { enabled: true },
+      log: (line) => this.log(`[${p.name}] ${line}`),
+      callbacks: {
+        onUnknownHostKey: async (h) => {
+          const a = await ask.ask(connectionId, { kind: 'hostKey', host: h.host, port: h.port, keyType: h.keyType, fingerprint: h.fingerprint, hop: h.hop });
+          return a.kind === 'hostKey' ? a.decision : 'reject';
+        },
+        askPassphrase: async ({ keyLabel }) => {
+          const a = await ask.ask(connectionId, { kind: 'passphrase', keyLabel });
+          return a.kind === 'secret' ? remember(a.value) : null;
+        },
+        askPassword: async ({ user, host }) => {
+          const a = await ask.ask(connectionId, { kind: 'password', user, host });
+          return a.kind === 'secret' ? remember(a.value) : null;
+        },
+        keyboardInteractive: async (kb) => {
+          const a = await ask.ask(connectionId, { kind: 'keyboardInteractive', name: kb.name, instructions: kb.instructions, prompts: kb.prompts });
+          if (a.kind !== 'answers' || !a.values) return null;
+          a.values.forEach(registerSecret);
+          return a.values;
+        },
+      },
+    };
+    switch (p.auth.kind) {
+      case 'auto':
+        break;
+      case 'agent':
+        opts.agent = p.auth.socket ?? true;
+        opts.identityFiles = [];
+        break;
+      case 'key-file':
+        opts.agent = false;
+        opts.identityFiles = [p.auth.path];
+        break;
+      case 'keychain-key':
+        if (!this.deps.keychainKeySource) throw new GpuDeskError('KEYCHAIN_UNAVAILABLE', 'Keychain keys are not available in this build', 'use a key file or the agent for this server');
+        opts.agent = false;
+        opts.identityFiles = [];
+        opts.keySources = [this.deps.keychainKeySource(p.auth.key)];
+        break;
+      case 'password': {
+        opts.agent = false;
+        opts.identityFiles = [];
+        if (p.auth.remember && this.deps.secrets) {
+          const pw = await this.deps.secrets.get(account.password(p.id));
+          if (pw) {
+            registerSecret(pw);
+            opts.password = pw;
+          }
+        }
+        break;
+      }
+    }
+    return opts;
+  }
+
+  private async open(profileId: string): Promise<ConnectionView> {
+    const profile = await this.profileById(profileId);
+    // One live connection per profile: a second "Connect" shows the existing one.
+    for (const l of this.live.values()) {
+      if (l.profile.id === profileId && l.state !== 'closed') return this.view(l);
+    }
+    const id = `c${randomBytes(6).toString('hex')}`;
+    const label = `${profile.user ? `${profile.user}@` : ''}${profile.host}${profile.port === 22 ? '' : `:${profile.port}`}`;
+    const l: Live = { id, profile, label, conn: null, state: 'connecting', error: null, tunnels: null, flavor: null, vncPasswords: new Map(), forwardTunnels: new Map() };
+    this.live.set(id, l);
+    this.deps.emit('connection.state', this.view(l));
+    try {
+      const conn = await connectSsh(await this.connectOptions(profile, id));
+      l.conn = conn;
+      l.tunnels = new TunnelManager(conn);
+      l.state = 'ready';
+      conn.on('state', (ev: ConnectionStateEvent) => {
+        l.state = ev.state;
+        l.error = ev.reason ? { code: ev.code ?? 'CONNECTION_LOST', message: ev.reason } : ev.state === 'ready' ? null : l.error;
+        if (ev.state === 'closed') this.prompts.cancelFor(id);
+        this.deps.emit('connection.state', this.view(l));
+      });
+      this.deps.emit('connection.state', this.view(l));
+      return this.view(l);
+    } catch (e) {
+      l.state = 'closed';
+      l.error = toErrorValue(e);
+      this.prompts.cancelFor(id);
+      this.deps.emit('connection.state', this.view(l));
+      this.live.delete(id);
+      throw e;
+    }
+  }
+
+  private async close(connectionId: string): Promise<void> {
+    const l = this.live.get(connectionId);
+    if (!l) return;
+    this.prompts.cancelFor(connectionId);
+    for (const v of [...this.viewers.values()]) if (v.connectionId === connectionId) this.closeViewer(v.id);
+    await l.tunnels?.closeAll();
+    await l.conn?.close();
+    l.state = 'closed';
+    this.deps.emit('connection.state', this.view(l));
+    this.live.delete(connectionId);
+    this.deps.emit('tunnels.changed', await this.tunnelViews());
+  }
+
+  private async applySetup({ connectionId, runId, sudoPassword }: ParsedInput<'setup.apply'>) {
+    const l = this.ready(connectionId);
+    registerSecret(sudoPassword);
+    // The plan is made again here, not taken from the window: what runs is what core decides.
+    const plan = await this.deps.remote.plan(l.conn!);
+    const result = await this.deps.remote.apply(l.conn!, plan, {
+      sudoPassword,
+      onProgress: (p) => this.deps.emit('setup.progress', progressView(runId, p)),
+    });
+    return resultView(result);
+  }
+
+  private async openViewer(connectionId: string, display: number) {
+    const l = this.ready(connectionId);
+    const conn = l.conn!;
+    // A TurboVNC session we did not start (or whose one-time password is spent) gets a fresh one.
+    if (l.flavor === 'turbovnc' && !l.vncPasswords.has(display)) {
+      const otp = await this.deps.remote.oneTimePassword(conn, display).catch(() => null);
+      if (otp) l.vncPasswords.set(display, { password: otp, once: true });
+    }
+    const remotePort = 5900 + display;
+    const ticket = this.deps.hub.register((): Promise<Duplex> => conn.forwardOut('127.0.0.1', remotePort));
+    this.viewers.set(ticket.id, { id: ticket.id, connectionId, counters: ticket.counters });
+    const pw = l.vncPasswords.get(display) ?? null;
+    if (pw?.once) l.vncPasswords.delete(display);
+    return {
+      viewerId: ticket.id,
+      url: `${this.deps.channelBase()}${ticket.path}`,
+      display,
+      remotePort,
+      flavor: l.flavor,
+      vncPassword: pw?.password ?? null,
+    };
+  }
+
+  private closeViewer(viewerId: string): void {
+    this.deps.hub.revoke(viewerId);
+    this.viewers.delete(viewerId);
+  }
+
+  private async openTunnel({ connectionId, display, localPort, forwards }: ParsedInput<'tunnels.open'>): Promise<TunnelView> {
+    const l = this.ready(connectionId);
+    const info = await l.tunnels!.openDisplay(display, { localPort });
+    const fids: string[] = [];
+    try {
+      for (const f of forwards ?? l.profile.forwards) fids.push((await l.tunnels!.openForward({ localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort })).id);
+    } catch (e) {
+      for (const fid of fids) await l.tunnels!.close(fid);
+      await l.tunnels!.close(info.id);
+      throw e;
+    }
+    l.forwardTunnels.set(info.id, fids);
+    const views = await this.tunnelViews();
+    this.deps.emit('tunnels.changed', views);
+    return views.find((v) => v.id === info.id)!;
+  }
+
+  private readonly httpCache = new Map<string, boolean>();
+
+  private async tunnelViews(): Promise<TunnelView[]> {
+    const out: TunnelView[] = [];
+    for (const l of this.live.values()) {
+      if (!l.tunnels) continue;
+      for (const [tid, fids] of l.forwardTunnels) {
+        const t = l.tunnels.get(tid);
+        if (!t) continue;
+        const info = t.info;
+        const st = t.stats();
+        const forwards = [];
+        for (const fid of fids) {
+          const f = l.tunnels.get(fid)?.info;
+          if (!f) continue;
+          const key = `${l.id}:${f.remoteHost}:${f.remotePort}`;
+          if (!this.httpCache.has(key) && l.conn && l.state === 'ready') this.httpCache.set(key, await probeHttp(l.conn, f.remoteHost, f.remotePort));
+          const http = this.httpCache.get(key) ?? false;
+          forwards.push({ kind: 'local' as const, localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort, url: http ? `http://127.0.0.1:${f.localPort}/` : null });
+        }
+        out.push({
+          id: tid,
+          connectionId: l.id,
+          localHost: info.localHost,
+          localPort: info.localPort,
+          display: info.display ?? info.remotePort - 5900,
+          remotePort: info.remotePort,
+          forwards,
+          bytesIn: st.bytesIn,
+          bytesOut: st.bytesOut,
+          clients: st.openConnections,
+          commands: viewerCommands(info.localHost, info.localPort),
+        });
+      }
+    }
+    return out;
+  }
+
+  async shutdown(): Promise<void> {
+    for (const id of [...this.live.keys()]) await this.close(id).catch(() => {});
+  }
+}
+
+function remember(v: string | null): string | null {
+  registerSecret(v);
+  return v;
+}

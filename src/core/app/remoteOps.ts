@@ -1,0 +1,18 @@
+import type { SshSession } from '../ssh/types';
+import type { ApplyResult, PlanProgress, ServerReport, SetupPlan, StartedSession, VncSessionInfo, GpuInfo } from '../remote/types';
+
+/**
+ * What the app needs from src/core/remote (issue 3's probe, plan and sessions), as one seam so the
+ * app's services stay thin and the harness and Electron share them.
+ */
+export interface RemoteOps {
+  probe(s: SshSession): Promise<ServerReport>;
+  gpus(s: SshSession): Promise<GpuInfo[]>;
+  listSessions(s: SshSession): Promise<VncSessionInfo[]>;
+  startSession(s: SshSession, opts: { display?: number; geometry?: string; windowManager?: string }): Promise<StartedSession>;
+  killSession(s: SshSession, display: number): Promise<void>;
+  /** TurboVNC: a fresh one-time password for a running session (each works for one connection). */
+  oneTimePassword(s: SshSession, display: number): Promise<string>;
+  plan(s: SshSession): Promise<SetupPlan>;
+  apply(s: SshSession, plan: SetupPlan, opts: { sudoPassword: string | null; onProgress(p: PlanProgress): void }): Promise<ApplyResult>;
+}

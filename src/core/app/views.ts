@@ -1,0 +1,62 @@
+import type { GpuInfo, ServerReport, VncSessionInfo, SetupPlan, ApplyResult, PlanProgress } from '../remote/types';
+import type { GpuView, ServerReportView, SetupPlanView, SetupProgress, SetupResultView, VncSessionView } from '../../shared/models';
+import { redactSecrets } from '../errors';
+
+/** Core values → the renderer's view models (explicit, so a core field rename breaks the build here). */
+export function gpuView(g: GpuInfo): GpuView {
+  return {
+    index: g.index, name: g.name, uuid: g.uuid, memoryTotalMiB: g.memoryTotalMiB, memoryUsedMiB: g.memoryUsedMiB,
+    utilizationPct: g.utilizationPct, driverVersion: g.driverVersion,
+  };
+}
+
+export function sessionView(s: VncSessionInfo): VncSessionView {
+  return { display: s.display, port: s.port, pid: s.pid, flavor: s.flavor, localhostOnly: s.localhostOnly };
+}
+
+export function reportView(r: ServerReport): ServerReportView {
+  return {
+    host: r.host,
+    user: r.user,
+    os: { prettyName: r.os.prettyName, arch: r.arch, kernel: r.kernel, supported: r.os.distro !== null },
+    sudo: r.sudo,
+    nvidia: { driverVersion: r.nvidia.driverVersion, smiError: r.nvidia.smiError },
+    gpus: r.gpus.map(gpuView),
+    virtualgl: { installed: r.virtualgl.installed, version: r.virtualgl.version, eglUsable: r.virtualgl.eglUsable, eglReason: r.virtualgl.eglReason },
+    xserver: { running: r.xserver.running, renderer: r.xserver.renderer, softwareRenderer: r.xserver.softwareRenderer },
+    vnc: { flavor: r.vnc.flavor, version: r.vnc.version },
+    sessions: r.sessions.map(sessionView),
+    windowManagers: r.windowManagers,
+    displayManager: r.displayManager,
+    findings: r.findings.map((f) => ({ severity: f.severity, code: f.code, message: f.message, fix: f.fix })),
+    probeMs: r.probeMs,
+  };
+}
+
+export function planView(p: SetupPlan): SetupPlanView {
+  return {
+    distro: p.distro,
+    backend: p.backend,
+    steps: p.steps.map((s) => ({ id: s.id, title: s.title, why: s.why, check: s.check, apply: s.apply, needsRoot: s.needsRoot })),
+    notes: p.notes,
+  };
+}
+
+export function progressView(runId: string, p: PlanProgress): SetupProgress {
+  switch (p.type) {
+    case 'step-check': return { runId, stepId: p.stepId, status: 'checking' };
+    case 'step-skip': return { runId, stepId: p.stepId, status: 'skipped' };
+    case 'step-start': return { runId, stepId: p.stepId, status: 'running' };
+    case 'output': return { runId, stepId: p.stepId, status: 'running', output: redactSecrets(p.text) };
+    case 'step-done': return { runId, stepId: p.stepId, status: 'done' };
+    case 'step-failed': return { runId, stepId: p.stepId, status: 'failed', message: redactSecrets(p.message) };
+  }
+}
+
+export function resultView(r: ApplyResult): SetupResultView {
+  return {
+    ok: r.ok,
+    steps: r.steps.map((s) => ({ id: s.id, status: s.status, ms: s.ms, output: redactSecrets(s.output) })),
+    ...(r.error ? { error: { code: r.error.code, message: redactSecrets(r.error.message), ...(r.error.fix ? { fix: r.error.fix } : {}), ...(r.error.stepId ? { stepId: r.error.stepId } : {}) } } : {}),
+  };
+}

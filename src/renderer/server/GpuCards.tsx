@@ -1,0 +1,71 @@
+import { useEffect, useRef, useState } from 'react';
+import type { GpuView } from '../../shared/models';
+import { errorLine, useApi } from '../app/api';
+import { Sparkline } from '../app/Sparkline';
+
+const HISTORY = 60;
+
+/** Live utilisation and memory, polled over the open connection about once a second while visible. */
+export function GpuCards({ connectionId, initial }: { connectionId: string; initial: GpuView[] | null }) {
+  const api = useApi();
+  const [gpus, setGpus] = useState<GpuView[] | null>(initial);
+  const [error, setError] = useState<string | null>(null);
+  const hist = useRef(new Map<string, { util: (number | null)[]; mem: (number | null)[] }>());
+  const [, setTick] = useState(0);
+
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const poll = async () => {
+      timer = null;
+      if (stopped || document.visibilityState !== 'visible') return;
+      try {
+        const s = await api.invoke('server.gpus', { connectionId });
+        if (stopped) return;
+        for (const g of s.gpus) {
+          const h = hist.current.get(g.uuid) ?? { util: [], mem: [] };
+          h.util = [...h.util, g.utilizationPct].slice(-HISTORY);
+          h.mem = [...h.mem, g.memoryTotalMiB && g.memoryUsedMiB !== null ? (100 * g.memoryUsedMiB) / g.memoryTotalMiB : null].slice(-HISTORY);
+          hist.current.set(g.uuid, h);
+        }
+        setGpus(s.gpus);
+        setError(null);
+        setTick((t) => t + 1);
+      } catch (e) {
+        if (!stopped) setError(errorLine(e));
+      }
+      if (!stopped) timer = setTimeout(poll, 1000);
+    };
+    // Hidden window: stop polling; visible again: resume at once.
+    const onVis = () => { if (document.visibilityState === 'visible' && !timer && !stopped) void poll(); };
+    document.addEventListener('visibilitychange', onVis);
+    void poll();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVis);
+    };
+  }, [api, connectionId]);
+
+  if (error && !gpus) return <p className="banner error" role="alert">{error}</p>;
+  if (!gpus) return <p role="status" className="progress">Asking nvidia-smi…</p>;
+  if (gpus.length === 0) return <p>No NVIDIA GPU found on this server (nvidia-smi is missing or sees none). See the server report for the fix.</p>;
+  return (
+    <ul className="gpu-cards" aria-label="GPUs">
+      {gpus.map((g) => {
+        const h = hist.current.get(g.uuid) ?? { util: [], mem: [] };
+        return (
+          <li key={g.uuid} className="card" data-testid={`gpu-${g.index}`}>
+            <h3>GPU {g.index}: {g.name}</h3>
+            <p className="muted">{g.memoryUsedMiB ?? '?'} / {g.memoryTotalMiB ?? '?'} MiB · {g.utilizationPct ?? '?'} % busy · driver {g.driverVersion}</p>
+            <div className="charts">
+              <Sparkline values={h.util} max={100} label="Utilisation, last 60 s" unit=" %" />
+              <Sparkline values={h.mem} max={100} label="Memory used, last 60 s" unit=" %" color="var(--accent-2)" />
+            </div>
+          </li>
+        );
+      })}
+      {error && <li className="banner warn" role="status">{error}</li>}
+    </ul>
+  );
+}

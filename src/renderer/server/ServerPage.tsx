@@ -1,0 +1,80 @@
+import { useEffect, useState } from 'react';
+import type { Profile, ServerReportView } from '../../shared/models';
+import type { AppState } from '../app/App';
+import { errorLine, useApi } from '../app/api';
+import { ProbeReport } from './ProbeReport';
+import { GpuCards } from './GpuCards';
+import { Sessions } from './Sessions';
+import { SetupWizard } from './SetupWizard';
+
+type Tab = 'overview' | 'gpus' | 'sessions' | 'setup';
+const TABS: { id: Tab; label: string }[] = [
+  { id: 'sessions', label: 'Desktops' },
+  { id: 'overview', label: 'Server report' },
+  { id: 'gpus', label: 'GPUs' },
+  { id: 'setup', label: 'Set-up' },
+];
+
+export function ServerPage({ state, connectionId, profile }: { state: AppState; connectionId: string; profile?: Profile }) {
+  const api = useApi();
+  const [tab, setTab] = useState<Tab>('sessions');
+  const [report, setReport] = useState<ServerReportView | null>(null);
+  const [probing, setProbing] = useState(false);
+  const [probeError, setProbeError] = useState<string | null>(null);
+  const conn = state.connections.find((c) => c.id === connectionId);
+
+  const probe = async () => {
+    setProbing(true);
+    setProbeError(null);
+    try {
+      setReport(await api.invoke('server.probe', { connectionId }));
+    } catch (e) {
+      setProbeError(errorLine(e));
+    } finally {
+      setProbing(false);
+    }
+  };
+  useEffect(() => {
+    void probe();
+  }, [connectionId]);
+
+  const onKeyTabs = (e: React.KeyboardEvent) => {
+    const i = TABS.findIndex((t) => t.id === tab);
+    if (e.key === 'ArrowRight') setTab(TABS[(i + 1) % TABS.length].id);
+    if (e.key === 'ArrowLeft') setTab(TABS[(i + TABS.length - 1) % TABS.length].id);
+  };
+
+  return (
+    <section className="screen server-page" aria-labelledby="server-h">
+      <div className="screen-head">
+        <div>
+          <h1 id="server-h">{profile?.name ?? conn?.label ?? 'Server'}</h1>
+          <p className="muted" aria-live="polite">
+            {conn?.label} · {conn?.state === 'ready' ? 'connected' : conn?.state ?? 'closed'}
+            {conn?.rttMs != null ? ` · SSH round trip ${conn.rttMs.toFixed(1)} ms` : ''}
+            {report ? ` · ${report.os.prettyName} (${report.os.arch})` : ''}
+          </p>
+        </div>
+        <div className="actions">
+          <button onClick={probe} disabled={probing}>{probing ? 'Probing…' : 'Probe again'}</button>
+          <button onClick={async () => { await api.invoke('connections.close', { connectionId }); state.go({ screen: 'servers' }); }}>Disconnect</button>
+        </div>
+      </div>
+      {conn?.state === 'reconnecting' && <p className="banner warn" role="status">Connection lost — reconnecting{conn.error ? ` (${conn.error.message})` : ''}…</p>}
+      <div role="tablist" aria-label="Server" className="tabs" onKeyDown={onKeyTabs}>
+        {TABS.map((t) => (
+          <button key={t.id} role="tab" id={`tab-${t.id}`} aria-selected={tab === t.id} aria-controls={`panel-${t.id}`} tabIndex={tab === t.id ? 0 : -1} onClick={() => setTab(t.id)}>
+            {t.label}
+            {t.id === 'overview' && report && report.findings.filter((f) => f.severity !== 'info').length > 0 && <span className="badge">{report.findings.filter((f) => f.severity !== 'info').length}</span>}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="panel">
+        {tab === 'overview' && <ProbeReport report={report} probing={probing} error={probeError} onSetup={() => setTab('setup')} />}
+        {tab === 'gpus' && <GpuCards connectionId={connectionId} initial={report?.gpus ?? null} />}
+        {tab === 'sessions' && <Sessions state={state} connectionId={connectionId} profile={profile} report={report} />}
+        {tab === 'setup' && <SetupWizard connectionId={connectionId} onFinished={probe} />}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,131 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { Profile, ServerReportView, VncSessionView } from '../../shared/models';
+import type { AppState } from '../app/App';
+import { errorLine, useApi } from '../app/api';
+import { Dialog } from '../app/Dialog';
+
+/** The server's VNC desktops: open one in the viewer or as a tunnel only, start a new one, stop one. */
+export function Sessions({ state, connectionId, profile, report }: { state: AppState; connectionId: string; profile?: Profile; report: ServerReportView | null }) {
+  const api = useApi();
+  const [sessions, setSessions] = useState<VncSessionView[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [starting, setStarting] = useState(false);
+  const [geometry, setGeometry] = useState(profile?.display.geometry ?? '1920x1080');
+  const [wm, setWm] = useState('');
+  const [manual, setManual] = useState(profile?.display.number !== undefined ? String(profile.display.number) : '');
+  const [killing, setKilling] = useState<VncSessionView | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [started, setStarted] = useState<VncSessionView | null>(null);
+
+  const reload = useCallback(async () => {
+    try {
+      setSessions(await api.invoke('sessions.list', { connectionId }));
+      setError(null);
+    } catch (e) {
+      setError(errorLine(e));
+    }
+  }, [api, connectionId]);
+  useEffect(() => { void reload(); }, [reload]);
+
+  const profileId = profile?.id ?? '';
+  const view = (display: number) => state.go({ screen: 'viewer', connectionId, profileId, display });
+  const tunnel = async (display: number) => {
+    setBusy(`tunnel-${display}`);
+    try {
+      const t = await api.invoke('tunnels.open', { connectionId, display });
+      state.go({ screen: 'tunnel', connectionId, profileId, tunnelId: t.id });
+    } catch (e) {
+      setError(errorLine(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+  const start = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setStarting(true);
+    setError(null);
+    try {
+      const s = await api.invoke('sessions.start', { connectionId, ...(geometry ? { geometry } : {}), ...(wm ? { windowManager: wm } : {}) });
+      setStarted(s);
+      await reload();
+      setSessions((xs) => (xs && !xs.some((x) => x.display === s.display) ? [...xs, s] : xs));
+    } catch (err) {
+      setError(errorLine(err));
+    } finally {
+      setStarting(false);
+    }
+  };
+  const kill = async (s: VncSessionView) => {
+    setKilling(null);
+    setBusy(`kill-${s.display}`);
+    try {
+      await api.invoke('sessions.kill', { connectionId, display: s.display });
+      await reload();
+    } catch (e) {
+      setError(errorLine(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <div className="sessions">
+      {error && <p className="banner error" role="alert">{error}</p>}
+      {started && (
+        <p className="banner ok" role="status" data-testid="started-display" data-display={started.display}>
+          Desktop :{started.display} started (listening on localhost only). <button className="link" onClick={() => view(started.display)}>View it now</button>
+        </p>
+      )}
+      <h2>Desktops on this server</h2>
+      {sessions === null && !error && <p role="status" className="progress">Listing VNC sessions…</p>}
+      {sessions && sessions.length === 0 && <p>No VNC desktop is running. Start one below.</p>}
+      {sessions && sessions.length > 0 && (
+        <table className="table" aria-label="VNC sessions">
+          <thead><tr><th scope="col">Display</th><th scope="col">Server</th><th scope="col">Listens on</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
+          <tbody>
+            {sessions.map((s) => (
+              <tr key={s.display} data-testid={`session-${s.display}`}>
+                <td>:{s.display} <span className="muted">(port {s.port})</span></td>
+                <td>{s.flavor === 'turbovnc' ? 'TurboVNC' : s.flavor === 'tigervnc' ? 'TigerVNC' : '?'}{s.pid ? <span className="muted"> · pid {s.pid}</span> : null}</td>
+                <td>{s.localhostOnly === true ? 'localhost only' : s.localhostOnly === false ? <span className="warn-text">all interfaces!</span> : 'unknown'}</td>
+                <td className="actions">
+                  <button className="primary" onClick={() => view(s.display)} aria-label={`View display ${s.display}`}>View</button>
+                  <button onClick={() => tunnel(s.display)} disabled={busy === `tunnel-${s.display}`} aria-label={`Tunnel only to display ${s.display}`}>Tunnel only</button>
+                  <button className="danger" onClick={() => setKilling(s)} disabled={busy === `kill-${s.display}`} aria-label={`Stop display ${s.display}`}>{busy === `kill-${s.display}` ? 'Stopping…' : 'Stop'}</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h2>Start a desktop</h2>
+      <form className="form inline" onSubmit={start} aria-label="Start a VNC desktop">
+        <label>Size<input value={geometry} onChange={(e) => setGeometry(e.target.value)} placeholder="1920x1080" /></label>
+        <label>Window manager
+          <select value={wm} onChange={(e) => setWm(e.target.value)}>
+            <option value="">Server default</option>
+            {(report?.windowManagers ?? []).map((w) => <option key={w} value={w}>{w}</option>)}
+          </select>
+        </label>
+        <button type="submit" className="primary" disabled={starting}>{starting ? 'Starting…' : 'Start desktop'}</button>
+      </form>
+      <details className="manual">
+        <summary>Open a display by number</summary>
+        <form className="form inline" onSubmit={(e) => { e.preventDefault(); if (/^\d{1,2}$/.test(manual)) view(Number(manual)); }}>
+          <label>Display<input value={manual} onChange={(e) => setManual(e.target.value)} inputMode="numeric" placeholder="1" aria-label="Display number" /></label>
+          <button type="submit" disabled={!/^\d{1,2}$/.test(manual)}>View</button>
+          <button type="button" disabled={!/^\d{1,2}$/.test(manual)} onClick={() => tunnel(Number(manual))}>Tunnel only</button>
+        </form>
+      </details>
+      {killing && (
+        <Dialog title={`Stop display :${killing.display}?`} onCancel={() => setKilling(null)}>
+          <p>Every program running in that desktop is closed. Unsaved work there is lost.</p>
+          <div className="dialog-actions">
+            <button onClick={() => setKilling(null)}>Cancel</button>
+            <button className="danger" onClick={() => kill(killing)}>Stop desktop</button>
+          </div>
+        </Dialog>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,236 @@
+import { useEffect, useRef, useState } from 'react';
+import type { ByteCounters, Profile, ViewerPrefs } from '../../shared/models';
+import type { AppState } from '../app/App';
+import { errorLine, useApi } from '../app/api';
+import { ViewerSession, h264Available, type ViewerState } from './rfbSession';
+import { Hud, tunnelRate, type TunnelRate } from './Hud';
+import { CodecPanel } from './CodecPanel';
+import { KEY_COMBOS } from './keys';
+import { loadPrefs, profileInput, savedPart, storeLocal } from './prefs';
+import type { ViewerSample } from './stats';
+
+type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
+
+const MAX_RETRIES = 20;
+
+declare global {
+  interface Window {
+    /** The live viewer, for the benchmark's key-to-screen probe (debug pages only). */
+    __gpuDeskViewer?: ViewerSession;
+  }
+}
+
+export function ViewerScreen({ state, connectionId, display, profile }: { state: AppState; connectionId: string; display: number; profile?: Profile }) {
+  const api = useApi();
+  const screenRef = useRef<HTMLDivElement>(null);
+  const wrapRef = useRef<HTMLDivElement>(null);
+  const session = useRef<ViewerSession | null>(null);
+  const viewerId = useRef<string | null>(null);
+  const [phase, setPhase] = useState<Phase>('opening');
+  const [why, setWhy] = useState<string | null>(null);
+  const [prefs, setPrefs] = useState<ViewerPrefs>(() => loadPrefs(profile));
+  const prefsRef = useRef(prefs);
+  prefsRef.current = prefs;
+  const [history, setHistory] = useState<ViewerSample[]>([]);
+  const [tunnel, setTunnel] = useState<TunnelRate | null>(null);
+  const [tunnelHistory, setTunnelHistory] = useState<number[]>([]);
+  const [panel, setPanel] = useState<'codec' | 'keys' | 'clipboard' | null>(null);
+  const [remoteClip, setRemoteClip] = useState('');
+  const [localClip, setLocalClip] = useState('');
+  const [live, setLive] = useState({ quality: prefs.quality, compression: prefs.compression });
+  const [h264, setH264] = useState(false);
+  const [turbo, setTurbo] = useState(false);
+  const [askPassword, setAskPassword] = useState(false);
+  const [vncPassword, setVncPassword] = useState('');
+  const [gen, setGen] = useState(0);
+  const retries = useRef(0);
+  const conn = state.connections.find((c) => c.id === connectionId);
+
+  useEffect(() => {
+    void h264Available().then(setH264);
+  }, []);
+
+  // One viewer per attempt: a new ticket each time (tickets are single-use).
+  useEffect(() => {
+    let cancelled = false;
+    let retryTimer: ReturnType<typeof setTimeout> | null = null;
+    const target = screenRef.current!;
+    const retry = (reason: string) => {
+      if (cancelled) return;
+      retries.current++;
+      if (retries.current > MAX_RETRIES) {
+        setPhase('lost');
+        setWhy(reason);
+        return;
+      }
+      setPhase('reconnecting');
+      setWhy(reason);
+      retryTimer = setTimeout(() => setGen((g) => g + 1), Math.min(5000, 500 * 2 ** Math.min(retries.current, 4)));
+    };
+    (async () => {
+      let ticket;
+      try {
+        ticket = await api.invoke('viewer.open', { connectionId, display });
+      } catch (e) {
+        if (cancelled) return;
+        const line = errorLine(e);
+        if (/NOT_CONNECTED/.test((e as { code?: string }).code ?? '') && conn?.state === 'reconnecting') retry(line);
+        else { setPhase('lost'); setWhy(line); }
+        return;
+      }
+      if (cancelled) {
+        void api.invoke('viewer.close', { viewerId: ticket.viewerId });
+        return;
+      }
+      viewerId.current = ticket.viewerId;
+      setTurbo(ticket.flavor === 'turbovnc');
+      setPhase(retries.current > 0 ? 'reconnecting' : 'connecting');
+      const s = new ViewerSession({
+        target,
+        ticket,
+        prefs: prefsRef.current,
+        onState: (st, detail) => {
+          if (cancelled) return;
+          if (st === 'connected') {
+            retries.current = 0;
+            setPhase('connected');
+            setWhy(null);
+            s.focus();
+          } else if (st === 'disconnected') {
+            if (detail?.reason) { setPhase('lost'); setWhy(detail.reason); }
+            else if (detail?.clean) { setPhase('lost'); setWhy('The remote desktop closed the connection (the session may have been stopped).'); }
+            else retry('The connection to the desktop dropped.');
+          }
+        },
+        onSample: (x) => {
+          if (!cancelled) setHistory(s.history.all());
+          void x;
+        },
+        onRemoteClipboard: (text) => {
+          setRemoteClip(text);
+          // Best effort: the browser may refuse without focus or permission; the panel still shows it.
+          navigator.clipboard?.writeText(text).catch(() => {});
+        },
+        onQualityChange: (quality, compression) => setLive({ quality, compression }),
+        onCredentialsRequired: () => { if (!cancelled) setAskPassword(true); },
+      });
+      session.current = s;
+      if (new URLSearchParams(location.search).has('debug')) window.__gpuDeskViewer = s;
+    })();
+    return () => {
+      cancelled = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      session.current?.close();
+      session.current = null;
+      if (viewerId.current) void api.invoke('viewer.close', { viewerId: viewerId.current }).catch(() => {});
+      viewerId.current = null;
+      target.replaceChildren();
+    };
+  }, [api, connectionId, display, gen]);
+
+  // Tunnel counters and SSH round trip, once a second.
+  useEffect(() => {
+    let prev: ByteCounters | null = null;
+    const t = setInterval(async () => {
+      if (!viewerId.current || document.visibilityState !== 'visible') return;
+      try {
+        const cur = await api.invoke('viewer.stats', { viewerId: viewerId.current });
+        const r = tunnelRate(prev, cur);
+        prev = cur;
+        setTunnel(r);
+        setTunnelHistory((h) => [...h, r.inPerSec].slice(-60));
+      } catch {
+        /* viewer closed between ticks */
+      }
+    }, 1000);
+    return () => clearInterval(t);
+  }, [api]);
+
+  const update = (p: ViewerPrefs) => {
+    setPrefs(p);
+    session.current?.applyPrefs(p);
+    if (session.current) setLive(session.current.currentQuality);
+    if (profile) {
+      storeLocal(profile.id, p);
+      const saved = savedPart(p);
+      if (JSON.stringify(saved) !== JSON.stringify(savedPart(prefsRef.current)) || JSON.stringify(saved) !== JSON.stringify(profile.viewer)) {
+        void api.invoke('profiles.save', { profile: profileInput(profile, saved) }).catch(() => {});
+      }
+    }
+  };
+
+  const fullscreen = () => {
+    if (document.fullscreenElement) void document.exitFullscreen();
+    else void wrapRef.current?.requestFullscreen().catch(() => {});
+  };
+
+  const sshState = conn?.state;
+  const overlay =
+    phase === 'connected' && sshState === 'reconnecting' ? { title: 'Reconnecting…', text: 'The SSH connection dropped; gpu-desk is bringing it back.' }
+    : phase === 'opening' || phase === 'connecting' ? { title: 'Connecting…', text: `Opening display :${display} through the SSH tunnel.` }
+    : phase === 'reconnecting' ? { title: 'Reconnecting…', text: why ?? '' }
+    : phase === 'lost' || phase === 'disconnected' ? { title: 'Connection lost', text: why ?? 'The desktop is no longer reachable.' }
+    : null;
+
+  return (
+    <section className="viewer" aria-label={`Remote desktop :${display}`} data-phase={phase}>
+      <div className="viewer-bar" role="toolbar" aria-label="Viewer controls">
+        <button onClick={() => state.go({ screen: 'server', connectionId, profileId: profile?.id ?? '' })} aria-label="Back to the server">← Back</button>
+        <label>Scale
+          <select value={prefs.scale} onChange={(e) => update({ ...prefs, scale: e.target.value as ViewerPrefs['scale'] })} aria-label="Scaling">
+            <option value="fit">Fit to window</option>
+            <option value="native">1:1</option>
+            <option value="remote">Resize remote to window</option>
+          </select>
+        </label>
+        <button aria-pressed={panel === 'codec'} onClick={() => setPanel(panel === 'codec' ? null : 'codec')} data-testid="open-codec">Quality</button>
+        <button aria-pressed={panel === 'keys'} onClick={() => setPanel(panel === 'keys' ? null : 'keys')} aria-haspopup="menu">Send keys</button>
+        <button onClick={() => session.current?.ctrlAltDel()}>Ctrl+Alt+Del</button>
+        <button aria-pressed={panel === 'clipboard'} onClick={() => setPanel(panel === 'clipboard' ? null : 'clipboard')}>Clipboard</button>
+        <label className="check"><input type="checkbox" checked={prefs.viewOnly} onChange={(e) => update({ ...prefs, viewOnly: e.target.checked })} /> View only</label>
+        <label className="check"><input type="checkbox" checked={prefs.showHud} onChange={(e) => update({ ...prefs, showHud: e.target.checked })} data-testid="toggle-hud" /> Figures</label>
+        <button onClick={fullscreen}>Full screen</button>
+        <span className={`phase phase-${phase}`} role="status" data-testid="viewer-phase">{phase === 'connected' ? (sshState === 'reconnecting' ? 'reconnecting' : 'connected') : phase}</span>
+      </div>
+      <div className="viewer-body" ref={wrapRef}>
+        <div className={`screen-host scale-${prefs.scale}`} ref={screenRef} data-testid="vnc-screen" />
+        {overlay && (
+          <div className="viewer-overlay" role={phase === 'lost' ? 'alert' : 'status'}>
+            <h2>{overlay.title}</h2>
+            <p>{overlay.text}</p>
+            {(phase === 'lost' || phase === 'disconnected') && <button className="primary" onClick={() => { retries.current = 0; setPhase('opening'); setWhy(null); setGen((g) => g + 1); }}>Reconnect</button>}
+          </div>
+        )}
+        {askPassword && (
+          <form className="viewer-overlay" aria-label="VNC password" onSubmit={(e) => { e.preventDefault(); session.current?.sendPassword(vncPassword); setVncPassword(''); setAskPassword(false); }}>
+            <h2>This desktop asks for its VNC password</h2>
+            <p>It was started outside gpu-desk. The password is sent to the session only and not saved.</p>
+            <input type="password" aria-label="VNC password" value={vncPassword} onChange={(e) => setVncPassword(e.target.value)} autoFocus />
+            <div className="actions"><button type="button" onClick={() => { setAskPassword(false); session.current?.close(); setPhase('lost'); setWhy('No VNC password given.'); }}>Cancel</button><button type="submit" className="primary">Connect</button></div>
+          </form>
+        )}
+        {prefs.showHud && <Hud history={history} tunnel={tunnel} tunnelHistory={tunnelHistory} />}
+        {panel === 'codec' && <CodecPanel prefs={prefs} turbo={turbo} h264={h264} live={live} onChange={update} onClose={() => setPanel(null)} />}
+        {panel === 'keys' && (
+          <div className="menu" role="menu" aria-label="Send keys">
+            {KEY_COMBOS.map((k) => (
+              <button key={k.label} role="menuitem" onClick={() => { session.current?.sendCombo(k.keys); setPanel(null); session.current?.focus(); }}>{k.label}</button>
+            ))}
+          </div>
+        )}
+        {panel === 'clipboard' && (
+          <aside className="clip-panel" aria-label="Clipboard">
+            <label>Remote clipboard<textarea readOnly value={remoteClip} rows={3} /></label>
+            <button onClick={() => navigator.clipboard?.writeText(remoteClip).catch(() => {})} disabled={!remoteClip}>Copy to this computer</button>
+            <label>Send text to the remote clipboard<textarea value={localClip} onChange={(e) => setLocalClip(e.target.value)} rows={3} /></label>
+            <div className="actions">
+              <button onClick={async () => { try { setLocalClip(await navigator.clipboard.readText()); } catch { /* permission refused: type or paste instead */ } }}>Paste from this computer</button>
+              <button className="primary" onClick={() => session.current?.paste(localClip)} disabled={!localClip}>Send</button>
+            </div>
+          </aside>
+        )}
+      </div>
+    </section>
+  );
+
+}

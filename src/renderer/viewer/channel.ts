@@ -1,0 +1,48 @@
+import type { RfbChannel } from '@novnc/novnc';
+
+export interface ChannelStats {
+  bytesIn: number;
+  bytesOut: number;
+  messagesIn: number;
+}
+
+/**
+ * noVNC's raw-channel interface over our token-guarded WebSocket, counting bytes both ways (the
+ * HUD's bytes-per-frame figure is exact, not sampled). Same shape serves a MessagePort in Electron.
+ */
+export class CountingChannel implements RfbChannel {
+  binaryType = 'arraybuffer';
+  protocol = '';
+  onopen: ((e: Event) => void) | null = null;
+  onmessage: ((e: MessageEvent) => void) | null = null;
+  onerror: ((e: Event) => void) | null = null;
+  onclose: ((e: CloseEvent) => void) | null = null;
+  readonly stats: ChannelStats = { bytesIn: 0, bytesOut: 0, messagesIn: 0 };
+  private readonly ws: WebSocket;
+
+  constructor(url: string) {
+    this.ws = new WebSocket(url);
+    this.ws.binaryType = 'arraybuffer';
+    this.ws.onopen = (e) => this.onopen?.(e);
+    this.ws.onerror = (e) => this.onerror?.(e);
+    this.ws.onclose = (e) => this.onclose?.(e);
+    this.ws.onmessage = (e: MessageEvent<ArrayBuffer>) => {
+      this.stats.bytesIn += e.data.byteLength;
+      this.stats.messagesIn++;
+      this.onmessage?.(e);
+    };
+  }
+
+  get readyState(): number {
+    return this.ws.readyState;
+  }
+
+  send(data: ArrayBuffer | ArrayBufferView): void {
+    this.stats.bytesOut += data.byteLength;
+    this.ws.send(data);
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}

@@ -1,0 +1,58 @@
+import type { EncodingName, Profile, SavedViewerPrefs, ViewerPrefs } from '../../shared/models';
+import { defaultViewerPrefs } from '../../shared/models';
+import type { ProfileInput } from '../../shared/contract';
+
+const LOCAL_KEY = (profileId: string) => `gpu-desk.viewer.${profileId}`;
+const LOCAL_FIELDS = ['lossless', 'jpegQuality', 'subsampling', 'viewOnly', 'showHud'] as const;
+const PRIMARY: EncodingName[] = ['tight', 'zrle', 'hextile', 'raw', 'h264'];
+
+/** The profile's saved viewer settings plus the per-window ones kept in localStorage. */
+export function loadPrefs(profile: Profile | undefined): ViewerPrefs {
+  const p: ViewerPrefs = { ...defaultViewerPrefs };
+  if (profile) {
+    const v = profile.viewer;
+    p.quality = v.quality;
+    p.compression = v.compression;
+    p.encoding = (v.encodings.find((e) => (PRIMARY as string[]).includes(e)) as EncodingName | undefined) ?? 'tight';
+    p.scale = v.scaling === 'off' ? 'native' : v.scaling === 'remote-resize' ? 'remote' : 'fit';
+    p.adaptive = v.adaptive;
+    try {
+      const local = JSON.parse(localStorage.getItem(LOCAL_KEY(profile.id)) ?? '{}') as Partial<ViewerPrefs>;
+      for (const k of LOCAL_FIELDS) if (k in local) (p as unknown as Record<string, unknown>)[k] = local[k];
+    } catch {
+      /* a hand-edited value: defaults */
+    }
+  }
+  return p;
+}
+
+export function savedPart(p: ViewerPrefs): SavedViewerPrefs {
+  return {
+    quality: p.quality,
+    compression: p.compression,
+    encodings: [p.encoding],
+    scaling: p.scale === 'native' ? 'off' : p.scale === 'remote' ? 'remote-resize' : 'fit',
+    adaptive: p.adaptive,
+  };
+}
+
+export function storeLocal(profileId: string, p: ViewerPrefs): void {
+  const o: Record<string, unknown> = {};
+  for (const k of LOCAL_FIELDS) o[k] = p[k];
+  localStorage.setItem(LOCAL_KEY(profileId), JSON.stringify(o));
+}
+
+export function profileInput(profile: Profile, viewer: SavedViewerPrefs): ProfileInput {
+  return {
+    id: profile.id,
+    name: profile.name,
+    host: profile.host,
+    port: profile.port,
+    ...(profile.user ? { user: profile.user } : {}),
+    jumpHosts: profile.jumpHosts,
+    auth: profile.auth,
+    display: profile.display,
+    viewer,
+    forwards: profile.forwards,
+  };
+}

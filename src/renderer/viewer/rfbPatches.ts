@@ -1,0 +1,150 @@
+import type RFB from '@novnc/novnc';
+
+/**
+ * noVNC 1.7 internals gpu-desk hooks into (pinned version; checkRfbInternals() fails loudly if an
+ * upgrade moves them). Why each one:
+ * - _sendEncodings: noVNC's order is fixed and it never sends TurboVNC's fine-grained quality or
+ *   subsampling; we send our own list.
+ * - _display.imageRect/drawImage: noVNC decodes each JPEG by base64-encoding it into a data: URL
+ *   for an <img>; createImageBitmap on a Blob decodes off the main thread with no base64 step.
+ * - _display.pending: noVNC waits for every frame to finish decoding before parsing the next one;
+ *   allowing a few frames in flight keeps the decoder busy while the next frame is parsed.
+ * - _display.flip / _handleRect / _sendKeyEvent paths: counted for the HUD (fps, encoding, latency).
+ */
+interface DisplayInternals {
+  _renderQ: unknown[];
+  _drawCtx: CanvasRenderingContext2D;
+  _damage(x: number, y: number, w: number, h: number): void;
+  imageRect(x: number, y: number, w: number, h: number, mime: string, arr: Uint8Array): void;
+  drawImage(img: CanvasImageSource, ...args: number[]): void;
+  pending(): boolean;
+  flip(fromQueue?: boolean): void;
+  _renderQPush(action: Record<string, unknown>): void;
+}
+export interface RfbInternals {
+  _sendEncodings(): void;
+  _sock: { flush(): void; sQpush8(n: number): void; sQpush16(n: number): void; sQpush32(n: number): void };
+  _display: DisplayInternals;
+  _handleRect(): boolean;
+  _FBU: { encoding: number | null; width: number; height: number };
+  _fbDepth: number;
+  _fbWidth: number;
+  _fbHeight: number;
+  _rfbConnectionState: string;
+  _enabledContinuousUpdates: boolean;
+}
+
+export function internals(rfb: RFB): RfbInternals {
+  return rfb as unknown as RfbInternals;
+}
+
+export function checkRfbInternals(rfb: RFB): void {
+  const r = internals(rfb);
+  const missing = ['_sendEncodings', '_handleRect', '_display', '_sock', '_FBU'].filter((k) => !(k in r));
+  const d = r._display as unknown as Record<string, unknown> | undefined;
+  if (d) missing.push(...['imageRect', 'drawImage', 'pending', 'flip', '_renderQPush', '_damage'].filter((k) => typeof d[k] !== 'function'));
+  if (missing.length) throw new Error(`noVNC internals changed (missing ${missing.join(', ')}): update src/renderer/viewer/rfbPatches.ts`);
+}
+
+/** Sends our SetEncodings list instead of noVNC's. */
+export function overrideEncodings(rfb: RFB, list: () => number[]): void {
+  const r = internals(rfb);
+  r._sendEncodings = () => {
+    const encs = list();
+    r._sock.sQpush8(2); // msg-type SetEncodings
+    r._sock.sQpush8(0); // padding
+    r._sock.sQpush16(encs.length);
+    for (const e of encs) r._sock.sQpush32(e);
+    r._sock.flush();
+  };
+}
+
+/** A pending JPEG that noVNC's render queue treats like an <img> (complete + 'load'). */
+class BitmapImage {
+  complete = false;
+  width = 0;
+  height = 0;
+  bitmap: ImageBitmap | null = null;
+  src = '';
+  private listeners: (() => void)[] = [];
+  constructor(blob: Blob) {
+    createImageBitmap(blob).then(
+      (bm) => {
+        this.bitmap = bm;
+        this.width = bm.width;
+        this.height = bm.height;
+        this.complete = true;
+        for (const l of this.listeners.splice(0)) l.call(this);
+      },
+      () => {
+        // A corrupt JPEG: noVNC logs the size mismatch and stops this queue entry, as with <img>.
+        this.complete = true;
+        for (const l of this.listeners.splice(0)) l.call(this);
+      },
+    );
+  }
+  addEventListener(_type: 'load', fn: () => void): void {
+    this.listeners.push(fn);
+  }
+  removeEventListener(_type: 'load', fn: () => void): void {
+    this.listeners = this.listeners.filter((l) => l !== fn);
+  }
+}
+
+export interface FastPathOptions {
+  /** Frames allowed in the render queue before noVNC stops parsing (noVNC's own: 0). */
+  maxQueued: number;
+}
+
+export function installFastPath(rfb: RFB, opts: FastPathOptions): void {
+  const d = internals(rfb)._display;
+  d.imageRect = (x, y, w, h, mime, arr) => {
+    if (w === 0 || h === 0) return;
+    // The Blob copies the bytes, so noVNC may reuse its receive queue right away.
+    d._renderQPush({ type: 'img', img: new BitmapImage(new Blob([arr as Uint8Array<ArrayBuffer>], { type: mime })), x, y, width: w, height: h });
+  };
+  const origDraw = d.drawImage.bind(d);
+  d.drawImage = (img: CanvasImageSource, ...args: number[]) => {
+    if (img instanceof BitmapImage) {
+      if (!img.bitmap) return;
+      d._drawCtx.drawImage(img.bitmap, args[0], args[1]);
+      d._damage(args[0], args[1], img.width, img.height);
+      img.bitmap.close();
+      img.bitmap = null;
+      return;
+    }
+    origDraw(img, ...args);
+  };
+  // Count queued frames by their flip markers: noVNC pushes one 'flip' per frame into the queue.
+  d.pending = () => {
+    let flips = 0;
+    for (const a of d._renderQ as { type: string }[]) if (a.type === 'flip') flips++;
+    return flips >= opts.maxQueued;
+  };
+}
+
+export interface FrameHooks {
+  /** A frame (FramebufferUpdate) became visible. */
+  onFrameDrawn(now: number): void;
+  /** A rectangle with this encoding started decoding. */
+  onRect(encoding: number): void;
+}
+
+export function installHooks(rfb: RFB, hooks: FrameHooks): void {
+  const r = internals(rfb);
+  const d = r._display;
+  const origFlip = d.flip.bind(d);
+  d.flip = (fromQueue?: boolean) => {
+    const queued = d._renderQ.length !== 0 && !fromQueue;
+    origFlip(fromQueue);
+    if (!queued) hooks.onFrameDrawn(performance.now());
+  };
+  const origRect = r._handleRect.bind(r);
+  r._handleRect = () => {
+    // Re-entered while a rectangle's bytes arrive; count it once, when it completes.
+    const enc = r._FBU.encoding;
+    const done = origRect();
+    if (done && enc !== null) hooks.onRect(enc);
+    return done;
+  };
+}

@@ -1,0 +1,250 @@
+import RFB from '@novnc/novnc';
+import type { ViewerPrefs, ViewerTicket } from '../../shared/models';
+import { CountingChannel } from './channel';
+import { ENC, encodingLabel, encodingList } from './encodings';
+import { checkRfbInternals, installFastPath, installHooks, overrideEncodings } from './rfbPatches';
+import { SampleRing, median, type ViewerSample } from './stats';
+import { adaptStep, initialAdaptive, type AdaptiveState } from './adaptive';
+
+export type ViewerState = 'connecting' | 'connected' | 'disconnected';
+
+export interface ViewerSessionOptions {
+  target: HTMLElement;
+  ticket: ViewerTicket;
+  prefs: ViewerPrefs;
+  /** Our decode/draw improvements (off only to measure plain noVNC in the benchmark). */
+  fastPath?: boolean;
+  onState?(s: ViewerState, detail?: { clean: boolean; reason?: string }): void;
+  onSample?(s: ViewerSample): void;
+  onRemoteClipboard?(text: string): void;
+  onQualityChange?(quality: number, compression: number): void;
+  /** The session wants a VNC password we were not given (a desktop started outside gpu-desk). */
+  onCredentialsRequired?(): void;
+}
+
+const REAL_ENCODINGS: Set<number> = new Set([ENC.raw, ENC.copyRect, ENC.rre, ENC.hextile, ENC.zlib, ENC.tight, ENC.zrle, ENC.jpeg, ENC.h264, ENC.tightPng]);
+
+export const KEYSYM = {
+  Control_L: 0xffe3, Alt_L: 0xffe9, Shift_L: 0xffe1, Super_L: 0xffeb, Tab: 0xff09, Escape: 0xff1b,
+  Delete: 0xffff, BackSpace: 0xff08, Print: 0xff61, F1: 0xffbe, Return: 0xff0d,
+} as const;
+
+/** noVNC plus gpu-desk's channel, codec control, figures and adaptive quality. */
+export class ViewerSession {
+  readonly rfb: RFB;
+  readonly channel: CountingChannel;
+  state: ViewerState = 'connecting';
+  /** Wall time of the first frame drawn after connect (connect-time figure). */
+  firstFrameAt: number | null = null;
+  readonly history = new SampleRing<ViewerSample>(60);
+  framesDrawn = 0;
+  private prefs: ViewerPrefs;
+  private readonly turbo: boolean;
+  private h264 = false;
+  private adaptive: AdaptiveState;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private sec = { frames: 0, bytesIn: 0, bytesOut: 0, latencies: [] as number[], enc: new Map<number, number>() };
+  private inputAt: number | null = null;
+  private lastTick = { at: performance.now(), bytesIn: 0, bytesOut: 0 };
+  /** Listeners for every drawn frame (the benchmark's key-to-screen probe uses it). */
+  readonly frameListeners = new Set<(now: number) => void>();
+
+  constructor(private readonly opts: ViewerSessionOptions) {
+    this.prefs = { ...opts.prefs };
+    this.turbo = opts.ticket.flavor === 'turbovnc';
+    this.adaptive = initialAdaptive(this.prefs.quality, this.prefs.compression);
+    this.channel = new CountingChannel(opts.ticket.url);
+    this.rfb = new RFB(opts.target, this.channel, {
+      credentials: opts.ticket.vncPassword ? { password: opts.ticket.vncPassword } : undefined,
+    });
+    checkRfbInternals(this.rfb);
+    overrideEncodings(this.rfb, () => this.encodingList());
+    if (opts.fastPath !== false) installFastPath(this.rfb, { maxQueued: 3 });
+    installHooks(this.rfb, {
+      onFrameDrawn: (now) => this.frameDrawn(now),
+      onRect: (enc) => {
+        if (REAL_ENCODINGS.has(enc)) this.sec.enc.set(enc, (this.sec.enc.get(enc) ?? 0) + 1);
+      },
+    });
+    this.rfb.focusOnClick = true;
+    this.applyPrefs(this.prefs);
+    this.rfb.addEventListener('connect', () => this.setState('connected'));
+    this.rfb.addEventListener('disconnect', (e) => {
+      const clean = (e as CustomEvent<{ clean: boolean }>).detail?.clean ?? false;
+      this.setState('disconnected', { clean });
+    });
+    this.rfb.addEventListener('securityfailure', (e) => {
+      const reason = (e as CustomEvent<{ reason?: string }>).detail?.reason;
+      this.setState('disconnected', { clean: false, reason: reason ? `VNC authentication failed: ${reason}` : 'VNC authentication failed' });
+    });
+    this.rfb.addEventListener('credentialsrequired', () => {
+      if (opts.onCredentialsRequired) opts.onCredentialsRequired();
+      else {
+        this.setState('disconnected', { clean: false, reason: 'The VNC session asks for a password gpu-desk does not have.' });
+        this.rfb.disconnect();
+      }
+    });
+    this.rfb.addEventListener('clipboard', (e) => opts.onRemoteClipboard?.((e as CustomEvent<{ text: string }>).detail.text));
+    // Input → next frame drawn: what the person at the keyboard perceives as lag.
+    const markInput = () => {
+      if (this.inputAt === null) this.inputAt = performance.now();
+    };
+    opts.target.addEventListener('keydown', markInput, true);
+    opts.target.addEventListener('mousedown', markInput, true);
+    void detectH264().then((ok) => {
+      this.h264 = ok;
+    });
+    this.timer = setInterval(() => this.tick(), 1000);
+  }
+
+  private setState(s: ViewerState, detail?: { clean: boolean; reason?: string }): void {
+    if (this.state === 'disconnected') return;
+    this.state = s;
+    if (s === 'disconnected' && this.timer) clearInterval(this.timer);
+    this.opts.onState?.(s, detail);
+  }
+
+  private frameDrawn(now: number): void {
+    this.framesDrawn++;
+    this.sec.frames++;
+    if (this.firstFrameAt === null) this.firstFrameAt = now;
+    if (this.inputAt !== null) {
+      this.sec.latencies.push(now - this.inputAt);
+      this.inputAt = null;
+    }
+    for (const l of this.frameListeners) l(now);
+  }
+
+  /** Marks an input sent by code (benchmark, key menu) for the latency figure. */
+  markInput(): void {
+    if (this.inputAt === null) this.inputAt = performance.now();
+  }
+
+  private encodingList(): number[] {
+    return encodingList(this.effectiveCodec(), {
+      fullDepth: true,
+      h264: this.h264,
+      turbo: this.turbo,
+      cursor: true,
+    });
+  }
+
+  private effectiveCodec(): ViewerPrefs {
+    return this.prefs.adaptive
+      ? { ...this.prefs, quality: this.adaptive.quality, compression: this.adaptive.compression, jpegQuality: null, subsampling: null, lossless: false }
+      : this.prefs;
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    const dt = (now - this.lastTick.at) / 1000 || 1;
+    const st = this.channel.stats;
+    const bytesIn = st.bytesIn - this.lastTick.bytesIn;
+    const bytesOut = st.bytesOut - this.lastTick.bytesOut;
+    this.lastTick = { at: now, bytesIn: st.bytesIn, bytesOut: st.bytesOut };
+    let topEnc: number | null = null;
+    let topN = 0;
+    for (const [e, n] of this.sec.enc) if (n > topN && e !== ENC.copyRect) { topEnc = e; topN = n; }
+    if (topEnc === null && this.sec.enc.size) topEnc = ENC.copyRect;
+    const eff = this.effectiveCodec();
+    const sample: ViewerSample = {
+      at: Date.now(),
+      fps: this.sec.frames / dt,
+      bytesInPerSec: bytesIn / dt,
+      bytesOutPerSec: bytesOut / dt,
+      bytesPerFrame: this.sec.frames ? bytesIn / this.sec.frames : null,
+      latencyMs: median(this.sec.latencies),
+      encoding: topEnc === null ? (this.history.last()?.encoding ?? null) : encodingLabel(topEnc),
+      quality: eff.quality,
+      compression: eff.compression,
+    };
+    this.sec = { frames: 0, bytesIn: 0, bytesOut: 0, latencies: [], enc: new Map() };
+    this.history.push(sample);
+    this.opts.onSample?.(sample);
+    if (this.prefs.adaptive && this.state === 'connected') {
+      const before = this.adaptive;
+      this.adaptive = adaptStep(before, { bytesPerSec: sample.bytesInPerSec, fps: sample.fps }, now);
+      if (before.quality !== this.adaptive.quality || before.compression !== this.adaptive.compression) {
+        this.sendEncodings();
+        this.opts.onQualityChange?.(this.adaptive.quality, this.adaptive.compression);
+      }
+    }
+  }
+
+  private sendEncodings(): void {
+    if (this.state === 'connected') (this.rfb as unknown as { _sendEncodings(): void })._sendEncodings();
+  }
+
+  /** Applies preferences live: codec changes go out as a new SetEncodings, no reconnect. */
+  applyPrefs(p: ViewerPrefs): void {
+    const codecChanged = ['quality', 'compression', 'encoding', 'lossless', 'jpegQuality', 'subsampling', 'adaptive']
+      .some((k) => p[k as keyof ViewerPrefs] !== this.prefs[k as keyof ViewerPrefs]);
+    if (p.adaptive && !this.prefs.adaptive) this.adaptive = initialAdaptive(p.quality, p.compression);
+    this.prefs = { ...p };
+    this.rfb.viewOnly = p.viewOnly;
+    this.rfb.scaleViewport = p.scale === 'fit';
+    this.rfb.resizeSession = p.scale === 'remote';
+    this.rfb.clipViewport = p.scale === 'native';
+    this.rfb.dragViewport = false;
+    if (codecChanged) this.sendEncodings();
+  }
+
+  get currentQuality(): { quality: number; compression: number } {
+    const e = this.effectiveCodec();
+    return { quality: e.quality, compression: e.compression };
+  }
+
+  /** Presses the keys in order, then releases them in reverse (e.g. Ctrl+Alt+F2). */
+  sendCombo(keysyms: number[]): void {
+    this.markInput();
+    for (const k of keysyms) this.rfb.sendKey(k, null, true);
+    for (const k of [...keysyms].reverse()) this.rfb.sendKey(k, null, false);
+  }
+
+  ctrlAltDel(): void {
+    this.markInput();
+    this.rfb.sendCtrlAltDel();
+  }
+
+  sendPassword(password: string): void {
+    this.rfb.sendCredentials({ password });
+  }
+
+  paste(text: string): void {
+    this.rfb.clipboardPasteFrom(text);
+  }
+
+  focus(): void {
+    this.rfb.focus();
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    try {
+      this.rfb.disconnect();
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+let h264Support: Promise<boolean> | null = null;
+/** WebCodecs H.264 decode, as noVNC itself checks (config support only; the server decides use). */
+function detectH264(): Promise<boolean> {
+  h264Support ??= (async () => {
+    const VD = (globalThis as { VideoDecoder?: { isConfigSupported(c: unknown): Promise<{ supported?: boolean }> } }).VideoDecoder;
+    if (!VD) return false;
+    try {
+      const r = await VD.isConfigSupported({ codec: 'avc1.42401f', codedWidth: 1920, codedHeight: 1080, optimizeForLatency: true });
+      return !!r.supported;
+    } catch {
+      return false;
+    }
+  })();
+  return h264Support;
+}
+
+export function h264Available(): Promise<boolean> {
+  return detectH264();
+}

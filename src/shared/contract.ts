@@ -1,0 +1,197 @@
+/**
+ * THE IPC contract: every method the renderer may call (its input schema and output type) and
+ * every event it may receive. The Electron router and preload, the browser harness and the
+ * renderer's client are all derived from this object; nothing else names a channel.
+ * Inputs are strict (unknown fields rejected) and bounded, because the renderer is untrusted.
+ */
+import { z } from 'zod';
+import type {
+  AppInfo,
+  ByteCounters,
+  ConnectionView,
+  GpuSample,
+  Profile,
+  PromptRequest,
+  ServerReportView,
+  SetupProgress,
+  SetupPlanView,
+  SetupResultView,
+  SshConfigHost,
+  SshImportResult,
+  TunnelView,
+  VncSessionView,
+  ViewerTicket,
+} from './models';
+
+const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'id: letters, digits, _ . : - only');
+const text = (max: number) => z.string().max(max);
+// Host names, IPv4/IPv6 literals and ssh_config aliases; no whitespace or shell metacharacters.
+const host = z.string().min(1).max(255).regex(/^[A-Za-z0-9_.:%\-[\]]+$/, 'host: a name or address without spaces');
+const user = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.][A-Za-z0-9_.@-]*$/, 'user: a login name');
+const port = z.number().int().min(1).max(65535);
+const display = z.number().int().min(0).max(99);
+const level = z.number().int().min(0).max(9);
+const geometry = z.string().regex(/^\d{2,5}x\d{2,5}$/, 'geometry: WIDTHxHEIGHT, e.g. 1920x1080');
+const wm = z.string().max(64).regex(/^[A-Za-z0-9_.+-]*$/, 'window manager: a program name');
+
+// Mirrors the profiles store's schema (src/core/profiles/schema.ts), which validates again with its
+// own messages; this one only keeps malformed or oversized input from reaching core at all.
+const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'name: 1–64 letters, digits, ".", "_" or "-"');
+const jumpHost = z.string().max(300).regex(/^[^\s;|&$`'"\\]+$/, 'jump host: [user@]host[:port]');
+
+export const forwardSchema = z.strictObject({
+  kind: z.literal('local'),
+  localPort: z.number().int().min(0).max(65535),
+  remoteHost: host,
+  remotePort: port,
+});
+
+export const savedViewerSchema = z.strictObject({
+  quality: level,
+  compression: level,
+  encodings: z.array(z.enum(['tight', 'zrle', 'hextile', 'copyrect', 'rre', 'zlib', 'raw', 'h264', 'jpeg'])).max(9),
+  scaling: z.enum(['off', 'fit', 'remote-resize']),
+  adaptive: z.boolean(),
+});
+
+export const profileInputSchema = z.strictObject({
+  /** Absent: a new profile. */
+  id: id.optional(),
+  name,
+  host,
+  port,
+  user: user.optional(),
+  jumpHosts: z.array(jumpHost).max(8),
+  auth: z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('auto') }),
+    z.strictObject({ kind: z.literal('agent'), socket: text(4096).min(1).optional() }),
+    z.strictObject({ kind: z.literal('keychain-key'), key: name }),
+    z.strictObject({ kind: z.literal('key-file'), path: text(4096).min(1) }),
+    z.strictObject({ kind: z.literal('password'), remember: z.boolean() }),
+  ]),
+  display: z.strictObject({ number: display.optional(), geometry: geometry.optional() }),
+  viewer: savedViewerSchema,
+  forwards: z.array(forwardSchema).max(32),
+});
+export type ProfileInput = z.input<typeof profileInputSchema>;
+
+const empty = z.strictObject({});
+const byConnection = z.strictObject({ connectionId: id });
+
+/** Phantom marker carrying a method's output type (never called at run time). */
+const out = <T>() => null as unknown as T;
+
+interface MethodDef<I extends z.ZodType, O> {
+  input: I;
+  output: O;
+}
+const m = <I extends z.ZodType, O>(input: I, output: O): MethodDef<I, O> => ({ input, output });
+
+export const methods = {
+  'app.info': m(empty, out<AppInfo>()),
+  /** Opens an http(s) URL on 127.0.0.1 in the system browser (extra forwards). */
+  'app.openExternal': m(z.strictObject({ url: z.string().max(2048).regex(/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?(\/|$)/, 'url: a local http address') }), out<void>()),
+
+  'profiles.list': m(empty, out<Profile[]>()),
+  /** Create (no id) or update (id of an existing profile). */
+  'profiles.save': m(z.strictObject({ profile: profileInputSchema }), out<Profile>()),
+  'profiles.remove': m(z.strictObject({ id }), out<void>()),
+  'profiles.sshConfigHosts': m(z.strictObject({ path: text(4096).optional() }), out<SshConfigHost[]>()),
+  'profiles.importSshConfig': m(z.strictObject({ aliases: z.array(host).min(1).max(200), path: text(4096).optional() }), out<SshImportResult>()),
+
+  'connections.list': m(empty, out<ConnectionView[]>()),
+  /** Starts connecting; prompts arrive as `prompt` events; resolves once ready (or rejects). */
+  'connections.open': m(z.strictObject({ profileId: id }), out<ConnectionView>()),
+  'connections.close': m(byConnection, out<void>()),
+  'prompts.answer': m(
+    z.strictObject({
+      promptId: id,
+      answer: z.discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('hostKey'), decision: z.enum(['reject', 'accept-once', 'accept-save']) }),
+        z.strictObject({ kind: z.literal('secret'), value: z.string().max(4096).nullable() }),
+        z.strictObject({ kind: z.literal('answers'), values: z.array(z.string().max(4096)).max(16).nullable() }),
+      ]),
+    }),
+    out<void>(),
+  ),
+
+  'server.probe': m(byConnection, out<ServerReportView>()),
+  'server.gpus': m(byConnection, out<GpuSample>()),
+
+  'sessions.list': m(byConnection, out<VncSessionView[]>()),
+  'sessions.start': m(
+    z.strictObject({ connectionId: id, display: display.optional(), geometry: geometry.optional(), windowManager: wm.optional() }),
+    out<VncSessionView>(),
+  ),
+  'sessions.kill': m(z.strictObject({ connectionId: id, display }), out<void>()),
+
+  'setup.plan': m(byConnection, out<SetupPlanView>()),
+  /** Runs the plan reviewed by the user; progress arrives as `setup.progress` events. */
+  'setup.apply': m(
+    z.strictObject({ connectionId: id, runId: id, sudoPassword: z.string().max(1024).nullable() }),
+    out<SetupResultView>(),
+  ),
+
+  /** A one-use ticket for the viewer's byte channel to display N over this connection. */
+  'viewer.open': m(z.strictObject({ connectionId: id, display }), out<ViewerTicket>()),
+  'viewer.close': m(z.strictObject({ viewerId: id }), out<void>()),
+  'viewer.stats': m(z.strictObject({ viewerId: id }), out<ByteCounters>()),
+
+  'tunnels.list': m(empty, out<TunnelView[]>()),
+  'tunnels.open': m(
+    z.strictObject({ connectionId: id, display, localPort: port.optional(), forwards: z.array(forwardSchema).max(32).optional() }),
+    out<TunnelView>(),
+  ),
+  'tunnels.close': m(z.strictObject({ tunnelId: id }), out<void>()),
+} as const;
+
+/** Event name → payload type (phantom values, like outputs). */
+export const events = {
+  'connection.state': out<ConnectionView>(),
+  prompt: out<PromptRequest>(),
+  /** A prompt that is no longer wanted (connection gave up, answered elsewhere). */
+  'prompt.cancel': out<{ promptId: string }>(),
+  'setup.progress': out<SetupProgress>(),
+  'tunnels.changed': out<TunnelView[]>(),
+} as const;
+
+export type Methods = typeof methods;
+export type MethodName = keyof Methods;
+export type MethodInput<M extends MethodName> = z.input<Methods[M]['input']>;
+export type ParsedInput<M extends MethodName> = z.output<Methods[M]['input']>;
+export type MethodOutput<M extends MethodName> = Methods[M]['output'];
+export type Events = typeof events;
+export type EventName = keyof Events;
+export type EventPayload<E extends EventName> = Events[E];
+
+export const methodNames = Object.keys(methods) as MethodName[];
+export const eventNames = Object.keys(events) as EventName[];
+
+export function isMethodName(x: unknown): x is MethodName {
+  return typeof x === 'string' && Object.prototype.hasOwnProperty.call(methods, x);
+}
+export function isEventName(x: unknown): x is EventName {
+  return typeof x === 'string' && Object.prototype.hasOwnProperty.call(events, x);
+}
+
+/** What the renderer holds: the Electron bridge (window.gpuDesk) and the harness client both implement it. */
+export interface GpuDeskApi {
+  invoke<M extends MethodName>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>>;
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+}
+
+/** Implementation side: one handler per method, given the parsed input. */
+export type Handlers = { [M in MethodName]: (input: ParsedInput<M>) => Promise<MethodOutput<M>> };
+export type Emit = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
+
+/** A rejected call as it crosses the boundary: stable code, one line, no secret. */
+export class RemoteCallError extends Error {
+  readonly code: string;
+  readonly fix?: string;
+  constructor(v: { code: string; message: string; fix?: string }) {
+    super(v.message);
+    this.name = 'RemoteCallError';
+    this.code = v.code;
+    this.fix = v.fix;
+  }
+}

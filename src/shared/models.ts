@@ -1,0 +1,266 @@
+/**
+ * What crosses the IPC boundary: plain, serialisable view models. No Node, DOM or Electron types,
+ * and never a secret except where a field says so (the viewer's one-session VNC password).
+ */
+
+export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
+
+export interface ErrorValue {
+  code: string;
+  message: string;
+  fix?: string;
+}
+
+export type EncodingName = 'tight' | 'zrle' | 'hextile' | 'raw' | 'h264';
+export type Subsampling = '1x' | '2x' | '4x' | 'gray';
+export type ScaleMode = 'fit' | 'native' | 'remote';
+
+/** The viewer's full settings: the profile's saved part plus what this window keeps locally. */
+export interface ViewerPrefs {
+  /** RFB quality level 0–9 (JPEG); ignored when lossless. */
+  quality: number;
+  /** RFB compression level 0–9. */
+  compression: number;
+  /** Preferred encoding; the others follow in noVNC's order. */
+  encoding: EncodingName;
+  /** No JPEG at all (TurboVNC's "Lossless Tight"). */
+  lossless: boolean;
+  /** TurboVNC only: fine-grained JPEG quality 0–100 (null: from the level). */
+  jpegQuality: number | null;
+  /** TurboVNC only: chroma subsampling (null: from the level). */
+  subsampling: Subsampling | null;
+  scale: ScaleMode;
+  adaptive: boolean;
+  viewOnly: boolean;
+  showHud: boolean;
+}
+
+export const defaultViewerPrefs: ViewerPrefs = {
+  quality: 6,
+  compression: 2,
+  encoding: 'tight',
+  lossless: false,
+  jpegQuality: null,
+  subsampling: null,
+  scale: 'fit',
+  adaptive: false,
+  viewOnly: false,
+  showHud: true,
+};
+
+/** How a profile logs in (the profiles store's own union; secrets live in the keychain only). */
+export type ProfileAuth =
+  | { kind: 'auto' }
+  | { kind: 'agent'; socket?: string }
+  | { kind: 'keychain-key'; key: string }
+  | { kind: 'key-file'; path: string }
+  | { kind: 'password'; remember: boolean };
+
+export type SavedEncoding = 'tight' | 'zrle' | 'hextile' | 'copyrect' | 'rre' | 'zlib' | 'raw' | 'h264' | 'jpeg';
+
+/** What a profile saves about the viewer (the rest of ViewerPrefs is per window). */
+export interface SavedViewerPrefs {
+  quality: number;
+  compression: number;
+  encodings: SavedEncoding[];
+  scaling: 'off' | 'fit' | 'remote-resize';
+  adaptive: boolean;
+}
+
+export interface ForwardSpec {
+  kind: 'local';
+  /** 0: any free port (always on 127.0.0.1). */
+  localPort: number;
+  remoteHost: string;
+  remotePort: number;
+}
+
+/** A saved server, as the profiles store keeps it (no secret inside). */
+export interface Profile {
+  id: string;
+  name: string;
+  host: string;
+  port: number;
+  user?: string;
+  jumpHosts: string[];
+  auth: ProfileAuth;
+  display: { number?: number; geometry?: string };
+  viewer: SavedViewerPrefs;
+  forwards: ForwardSpec[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A Host entry of ~/.ssh/config, resolved as ssh would, offered for import. */
+export interface SshConfigHost {
+  alias: string;
+  /** Profile name it would get. */
+  name: string;
+  host: string;
+  port: number;
+  user: string | null;
+  jumpHosts: string[];
+  auth: ProfileAuth;
+  warnings: string[];
+  /** A profile with this name exists already (importing keeps it). */
+  exists: boolean;
+}
+
+export interface SshImportResult {
+  added: Profile[];
+  skipped: { name: string; reason: string }[];
+  warnings: string[];
+}
+
+export interface ConnectionView {
+  id: string;
+  profileId: string;
+  label: string;
+  state: ConnectionState;
+  rttMs: number | null;
+  /** Last failure (also set while reconnecting). */
+  error: ErrorValue | null;
+}
+
+export interface HostKeyPromptView {
+  kind: 'hostKey';
+  host: string;
+  port: number;
+  keyType: string;
+  fingerprint: string;
+  hop: number;
+}
+export type PromptView =
+  | HostKeyPromptView
+  | { kind: 'passphrase'; keyLabel: string }
+  | { kind: 'password'; user: string; host: string }
+  | { kind: 'keyboardInteractive'; name: string; instructions: string; prompts: { prompt: string; echo: boolean }[] };
+
+export type PromptRequest = { promptId: string; connectionId: string } & PromptView;
+
+export type HostKeyDecision = 'reject' | 'accept-once' | 'accept-save';
+
+export type Severity = 'info' | 'warning' | 'error';
+
+export interface Finding {
+  severity: Severity;
+  code: string;
+  message: string;
+  fix: string;
+}
+
+export interface GpuView {
+  index: number;
+  name: string;
+  uuid: string;
+  memoryTotalMiB: number | null;
+  memoryUsedMiB: number | null;
+  utilizationPct: number | null;
+  driverVersion: string;
+}
+
+export type VncFlavor = 'turbovnc' | 'tigervnc' | null;
+
+export interface VncSessionView {
+  display: number;
+  port: number;
+  pid: number | null;
+  flavor: VncFlavor;
+  /** true: loopback only; false: reachable from the network; null: unknown. */
+  localhostOnly: boolean | null;
+}
+
+export interface ServerReportView {
+  host: string;
+  user: string;
+  os: { prettyName: string; arch: string; kernel: string; supported: boolean };
+  sudo: 'root' | 'passwordless' | 'password' | 'absent';
+  nvidia: { driverVersion: string | null; smiError: string | null };
+  gpus: GpuView[];
+  virtualgl: { installed: boolean; version: string | null; eglUsable: boolean; eglReason: string };
+  xserver: { running: boolean; renderer: string | null; softwareRenderer: boolean };
+  vnc: { flavor: VncFlavor; version: string | null };
+  sessions: VncSessionView[];
+  windowManagers: string[];
+  displayManager: string | null;
+  findings: Finding[];
+  probeMs: number;
+}
+
+export interface GpuSample {
+  at: number;
+  gpus: GpuView[];
+}
+
+export interface SetupStepView {
+  id: string;
+  title: string;
+  why: string;
+  check: string;
+  apply: string;
+  needsRoot: boolean;
+}
+
+export interface SetupPlanView {
+  distro: string;
+  backend: 'egl' | 'glx' | 'none';
+  steps: SetupStepView[];
+  notes: string[];
+}
+
+export type SetupStepStatus = 'pending' | 'checking' | 'running' | 'done' | 'skipped' | 'failed';
+
+export interface SetupProgress {
+  runId: string;
+  stepId: string;
+  status: SetupStepStatus;
+  /** New output since the last event (never the sudo password). */
+  output?: string;
+  message?: string;
+}
+
+export interface SetupResultView {
+  ok: boolean;
+  steps: { id: string; status: 'skipped' | 'applied' | 'failed' | 'not-run'; ms: number; output: string }[];
+  error?: ErrorValue & { stepId?: string };
+}
+
+export interface ViewerTicket {
+  viewerId: string;
+  /** ws:// URL on 127.0.0.1 with a one-use token; only this page may use it (Origin-checked). */
+  url: string;
+  display: number;
+  remotePort: number;
+  flavor: VncFlavor;
+  /** The session's VNC password, when it has one: kept in memory by the viewer only. */
+  vncPassword: string | null;
+}
+
+export interface ByteCounters {
+  /** Bytes from the server to the viewer. */
+  bytesIn: number;
+  bytesOut: number;
+  rttMs: number | null;
+  at: number;
+}
+
+export interface TunnelView {
+  id: string;
+  connectionId: string;
+  localHost: string;
+  localPort: number;
+  display: number;
+  remotePort: number;
+  forwards: (ForwardSpec & { url: string | null })[];
+  bytesIn: number;
+  bytesOut: number;
+  clients: number;
+  /** Ready-made commands for native viewers. */
+  commands: { turbovnc: string; tigervnc: string; realvnc: string };
+}
+
+export interface AppInfo {
+  version: string;
+  shell: 'electron' | 'harness';
+  platform: string;
+}

@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { addProfile, expect, test } from './fixtures';
+
+/** Bright (text) pixels in a framebuffer rectangle of the viewer's canvas. */
+async function brightCount(page: Page, x: number, y: number, w: number, h: number): Promise<number> {
+  return page.evaluate(([x, y, w, h]) => {
+    const c = document.querySelector<HTMLCanvasElement>('[data-testid="vnc-screen"] canvas');
+    if (!c || c.width < x + w || c.height < y + h) return -1;
+    const d = c.getContext('2d')!.getImageData(x, y, w, h).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] > 180 && d[i + 1] > 180 && d[i + 2] > 180) n++;
+    return n;
+  }, [x, y, w, h]);
+}
+
+/** Mean of the HUD's bytes-per-frame figure over `samples` seconds (frames must be moving). */
+async function bytesPerFrame(page: Page, samples: number): Promise<number> {
+  const vals: number[] = [];
+  let last = '';
+  for (let i = 0; i < samples * 3 && vals.length < samples; i++) {
+    await page.waitForTimeout(400);
+    const v = await page.getByTestId('hud-bpf').getAttribute('data-value');
+    const fps = await page.getByTestId('hud-fps').textContent();
+    if (v && v !== last && fps && parseFloat(fps) >= 1) vals.push(Number(v));
+    last = v ?? '';
+  }
+  expect(vals.length, 'HUD reported bytes per frame while the test pattern played').toBeGreaterThan(0);
+  return vals.reduce((a, b) => a + b, 0) / vals.length;
+}
+
+test('add a server, connect, accept the host key, start a desktop, see it, type, change quality, stop it', async ({ page, env }) => {
+  await page.goto(env.harness.url);
+  await expect(page.getByRole('heading', { name: 'Servers' })).toBeVisible();
+  await env.shot(page, 'servers-empty');
+
+  await addProfile(page, env, 'bed', { screenshot: true });
+  await env.shot(page, 'servers');
+
+  // Connect: the unknown host key is shown with its SHA256 fingerprint before anything else happens.
+  await page.getByRole('button', { name: 'Connect to bed' }).click();
+  const prompt = page.getByTestId('host-key-prompt');
+  await expect(prompt).toBeVisible();
+  await expect(prompt.getByTestId('fingerprint')).toHaveText(env.bed.hostKeyFingerprint);
+  await env.shot(page, 'host-key-prompt');
+  await prompt.getByRole('button', { name: 'Accept and save' }).click();
+  await expect(page.getByRole('heading', { name: 'bed', level: 1 })).toBeVisible();
+  expect(fs.readFileSync(path.join(env.home, 'known_hosts'), 'utf8')).toContain(env.bed.knownHostsLine.split(' ')[2]);
+
+  // The server report (probe) and the GPU cards (nvidia-smi shim on the bed account's PATH).
+  await page.getByRole('tab', { name: /Server report/ }).click();
+  await expect(page.getByTestId('probe-report')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('probe-report')).toContainText('TigerVNC');
+  await env.shot(page, 'server-report');
+  await page.getByRole('tab', { name: 'GPUs' }).click();
+  await expect(page.getByTestId('gpu-0')).toContainText('A100');
+  await page.waitForTimeout(2500); // a few polls, so the charts have points
+  await env.shot(page, 'gpu-cards-shim');
+
+  // Start a desktop on the bed's real TigerVNC.
+  await page.getByRole('tab', { name: 'Desktops' }).click();
+  await page.getByLabel('Size').fill('1024x768');
+  await page.getByRole('button', { name: 'Start desktop' }).click();
+  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
+  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
+  const row = page.getByTestId(`session-${display}`);
+  await expect(row).toBeVisible();
+  await expect(row).toContainText('localhost only');
+  await env.shot(page, 'desktops');
+
+  // Tunnel-only: a loopback port that speaks RFB, and the native viewer commands.
+  await row.getByRole('button', { name: `Tunnel only to display ${display}` }).click();
+  await expect(page.getByTestId('tunnel-screen')).toBeVisible();
+  const address = (await page.getByTestId('tunnel-address').textContent())!;
+  expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
+  const banner = await new Promise<string>((resolve, reject) => {
+    const s = net.connect(Number(address.split(':')[1]), '127.0.0.1');
+    s.once('data', (d) => { resolve(d.toString('latin1')); s.destroy(); });
+    s.once('error', reject);
+  });
+  expect(banner).toMatch(/^RFB 003\.00\d\n/);
+  await expect(page.getByText(`vncviewer ${address.replace(':', '::')}`).first()).toBeVisible();
+  await env.shot(page, 'tunnel-only');
+  await page.getByRole('button', { name: 'Close tunnel' }).click();
+
+  // The viewer draws the remote desktop: the session's xterm (484x316 at 0,0, light text on black)
+  // shows its shell prompt on the first line; the rest of the 1024x768 root window is empty.
+  await page.getByRole('button', { name: `View display ${display}` }).click();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  await expect.poll(() => page.evaluate(() => document.querySelector<HTMLCanvasElement>('[data-testid="vnc-screen"] canvas')?.width ?? 0)).toBe(1024);
+  await expect.poll(() => brightCount(page, 0, 0, 200, 16), { timeout: 20_000 }).toBeGreaterThan(60);
+  expect(await brightCount(page, 0, 340, 1024, 420)).toBe(0);
+  await env.shot(page, 'viewer-xterm');
+
+  // Type into it: the command runs on the server (a file appears) and its text is drawn.
+  const tag = `gd${Date.now().toString(36)}`;
+  const outFile = `/tmp/${tag}.txt`;
+  const textBefore = await brightCount(page, 0, 0, 484, 64);
+  await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });
+  await page.keyboard.type(`echo typed-${tag} > ${outFile}`, { delay: 15 });
+  await page.keyboard.press('Enter');
+  await expect.poll(() => (fs.existsSync(outFile) ? fs.readFileSync(outFile, 'utf8').trim() : ''), { timeout: 15_000 }).toBe(`typed-${tag}`);
+  // The typed line and the next prompt are drawn in the xterm.
+  await expect.poll(() => brightCount(page, 0, 0, 484, 64)).toBeGreaterThan(textBefore + 300);
+  await env.shot(page, 'viewer-typed');
+
+  // Motion for the codec test: a test pattern played inside the session, started by typing its command.
+  await page.keyboard.type('ffplay -loglevel quiet -an -noborder -left 500 -top 0 -f lavfi -i testsrc2=size=480x360:rate=15 &', { delay: 5 });
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('hud-fps')).not.toHaveText(/^(—|0\.0 fps)$/, { timeout: 20_000 });
+
+  await page.getByTestId('open-codec').click();
+  await expect(page.getByTestId('codec-panel')).toBeVisible();
+  const adaptive = page.getByTestId('codec-panel').getByLabel(/Adaptive/);
+  if (await adaptive.isChecked()) await adaptive.uncheck();
+  await page.getByTestId('quality-slider').fill('9');
+  await expect(page.getByTestId('hud-quality')).toHaveText(/^q9/, { timeout: 5000 });
+  await page.waitForTimeout(1500);
+  const bpf9 = await bytesPerFrame(page, 4);
+  await env.shot(page, 'viewer-quality-9');
+  await page.getByTestId('quality-slider').fill('1');
+  await expect(page.getByTestId('hud-quality')).toHaveText(/^q1/, { timeout: 5000 });
+  await page.waitForTimeout(1500);
+  const bpf1 = await bytesPerFrame(page, 4);
+  await env.shot(page, 'viewer-quality-1-hud');
+  test.info().annotations.push({ type: 'bytes per frame', description: `q9 ${Math.round(bpf9)} B, q1 ${Math.round(bpf1)} B` });
+  expect(bpf1).toBeLessThan(bpf9 * 0.7);
+
+  // Stop the desktop from the server page.
+  await page.getByRole('button', { name: 'Back to the server' }).click();
+  await page.getByRole('button', { name: `Stop display ${display}` }).click();
+  await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
+  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 30_000 });
+  await env.shot(page, 'desktop-stopped');
+  const xvnc = execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes('Xtigervnc') && l.includes(` :${display} `));
+  expect(xvnc).toEqual([]);
+  fs.rmSync(outFile, { force: true });
+});
+
+test('a changed host key is a full stop: warning shown, nothing connected', async ({ page, env }) => {
+  // The app's known_hosts holds a different key for this address (as after a MITM or a reinstall).
+  const other = path.join(env.home, 'other_host_key');
+  fs.rmSync(other, { force: true });
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
+  const pub = fs.readFileSync(other + '.pub', 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+  fs.writeFileSync(path.join(env.home, 'known_hosts'), `[127.0.0.1]:${env.bed.port} ${pub}\n`);
+  const connectsBefore = countAccepted(env.bed.logPath);
+
+  await page.goto(env.harness.url);
+  if (!(await page.getByTestId('server-bed').isVisible())) await addProfile(page, env, 'bed');
+  await page.getByRole('button', { name: 'Connect to bed' }).click();
+  const warning = page.getByRole('alertdialog', { name: /identity has changed/ });
+  await expect(warning).toBeVisible();
+  await expect(warning).toContainText('did not connect');
+  await expect(warning).toContainText(env.bed.hostKeyFingerprint);
+  await expect(page.getByTestId('host-key-prompt')).toHaveCount(0);
+  await env.shot(page, 'host-key-changed');
+  await warning.getByRole('button', { name: 'Close' }).click();
+  await expect(page.getByTestId('server-bed')).toContainText('Not connected');
+  expect(await env.harness.core.handlers()['connections.list']({})).toEqual([]);
+  // No authentication happened on the server.
+  expect(countAccepted(env.bed.logPath)).toBe(connectsBefore);
+});
+
+test('import a host from ~/.ssh/config; edit and remove profiles; dark theme', async ({ page, env }) => {
+  await page.goto(env.harness.url);
+  await page.getByRole('button', { name: 'Import from ~/.ssh/config' }).click();
+  const dlg = page.getByRole('dialog', { name: 'Import from ~/.ssh/config' });
+  await expect(dlg.getByText('bed-alias')).toBeVisible();
+  await expect(dlg.getByText('.wild')).toHaveCount(0);
+  await env.shot(page, 'import-ssh-config');
+  await dlg.getByRole('button', { name: /^Import/ }).click();
+  await expect(dlg.getByRole('status')).toContainText('Imported 1');
+  await dlg.getByRole('button', { name: 'Done' }).click();
+  await expect(page.getByTestId('server-bed-alias')).toContainText(`${env.bed.user}@127.0.0.1:${env.bed.port}`);
+
+  // Bad input is refused with a clear line and nothing is saved.
+  await page.getByRole('button', { name: 'Edit bed-alias' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit bed-alias' });
+  await edit.getByLabel('Port').fill('0');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(edit.getByRole('alert')).toContainText('port');
+  await edit.getByLabel('Port').fill(String(env.bed.port));
+  await edit.getByLabel('Name').fill('bed-renamed');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('server-bed-renamed')).toBeVisible();
+
+  await page.getByLabel('Colour theme').selectOption('dark');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await env.shot(page, 'servers-dark');
+  await page.getByRole('button', { name: 'Remove bed-renamed' }).click();
+  await page.getByRole('dialog', { name: 'Remove bed-renamed?' }).getByRole('button', { name: 'Remove' }).click();
+  await expect(page.getByTestId('server-bed-renamed')).toHaveCount(0);
+  await page.getByLabel('Colour theme').selectOption('light');
+});
+
+function countAccepted(logPath: string): number {
+  return (fs.readFileSync(logPath, 'utf8').match(/Accepted /g) ?? []).length;
+}
