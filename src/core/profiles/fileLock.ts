@@ -30,7 +30,7 @@ export function defaultLockKind(platform = process.platform): LockKind {
 const inProcess = new Map<string, Promise<unknown>>();
 
 export async function withFileLock<T>(target: string, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
-  const key = path.resolve(target);
+  const key = canonical(target);
   const prev = inProcess.get(key) ?? Promise.resolve();
   const run = prev.catch(() => {}).then(async () => {
     const release = await acquire(key, opts);
@@ -45,6 +45,16 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opts
     return await run;
   } finally {
     if (inProcess.get(key) === run) inProcess.delete(key);
+  }
+}
+
+/** Two processes naming the file through different symlinks must still meet on one lock. */
+function canonical(target: string): string {
+  const abs = path.resolve(target);
+  try {
+    return path.join(fs.realpathSync(path.dirname(abs)), path.basename(abs));
+  } catch {
+    return abs;
   }
 }
 

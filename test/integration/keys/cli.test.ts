@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -53,6 +53,26 @@ function cli(args: string[], opts: { stdin?: string; env?: NodeJS.ProcessEnv } =
     });
   });
 }
+
+/** `gpu-desk tunnel PROFILE` (no password on stdin, no terminal): listening, the RFB banner, SIGINT → 0. */
+async function tunnelThroughProfile(profile: string): Promise<void> {
+  const t = spawn(process.execPath, [BIN, 'tunnel', profile, '--display', String(xvnc.display), '--json', '-F', 'none', '--known-hosts', kh], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let terr = '';
+  t.stderr.on('data', (d) => (terr += d));
+  const exit = new Promise<number>((r) => t.on('exit', (c) => r(c ?? -1)));
+  const line = await createInterface({ input: t.stdout })[Symbol.asyncIterator]().next();
+  expect(line.done, terr).toBe(false);
+  const ev = JSON.parse(line.value);
+  expect(ev.event).toBe('listening');
+  const sock = net.connect({ host: '127.0.0.1', port: Number(String(ev.local).split(':')[1]) });
+  expect((await readUntil(sock, (b) => b.length >= 12)).subarray(0, 12).toString()).toBe('RFB 003.008\n');
+  sock.destroy();
+  t.kill('SIGINT');
+  expect(await exit, terr).toBe(0);
+  transcript.push(terr);
+}
+
+const passphrase = 'cli import passphrase 77';
 
 const json = (r: Result) => {
   expect(r.code, r.stderr).toBe(0);
@@ -149,20 +169,36 @@ describe('gpu-desk keys against the bed', () => {
 
     // A profile that logs in with the keychain key, used as <destination> by `tunnel`.
     json(await cli(['profiles', 'add', 'bedp', `${bed.user}@127.0.0.1:${bed.port}`, '--key', 'bedkey', '--json']));
-    const t = spawn(process.execPath, [BIN, 'tunnel', 'bedp', '--display', String(xvnc.display), '--json', '-F', 'none', '--known-hosts', kh], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let terr = '';
-    t.stderr.on('data', (d) => (terr += d));
-    const exit = new Promise<number>((r) => t.on('exit', (c) => r(c ?? -1)));
-    const line = await createInterface({ input: t.stdout })[Symbol.asyncIterator]().next();
-    expect(line.done, terr).toBe(false);
-    const ev = JSON.parse(line.value);
-    expect(ev.event).toBe('listening');
-    const sock = net.connect({ host: '127.0.0.1', port: Number(String(ev.local).split(':')[1]) });
-    expect((await readUntil(sock, (b) => b.length >= 12)).subarray(0, 12).toString()).toBe('RFB 003.008\n');
-    sock.destroy();
-    t.kill('SIGINT');
-    expect(await exit).toBe(0);
-    transcript.push(terr);
+    await tunnelThroughProfile('bedp');
+  });
+
+  it('a remembered password: asked once, kept only in the keychain, used by `tunnel PROFILE`, forgotten on remove', async () => {
+    if (!bed.password) throw new Error('the bed has no password account (not running as root); this test needs one');
+    const add = json(await cli(['profiles', 'add', 'pwp', `${bed.user}@127.0.0.1:${bed.port}`, '--remember-password', '--password-stdin', '--json'], { stdin: bed.password + '\n' }));
+    expect(add.profile.auth).toEqual({ kind: 'password', remember: true });
+    expect(await keytar.getPassword(service, `password:${add.profile.id}`)).toBe(bed.password);
+    expect(fs.readFileSync(profilesFile(), 'utf8')).not.toContain(bed.password);
+    await tunnelThroughProfile('pwp');
+    expect(json(await cli(['profiles', 'remove', 'pwp', '--json']))).toEqual({ removed: 'pwp', forgotPassword: true });
+    expect(await keytar.getPassword(service, `password:${add.profile.id}`)).toBeNull();
+  });
+
+  it('keys import: an encrypted key file, passphrase from stdin, stored decrypted only in the keychain', async () => {
+    const src = path.join(makeTempDir('gd-keysrc-'), 'id_enc');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', 'from-file', '-f', src]);
+    const wrong = await cli(['keys', 'import', 'fromfile', src, '--passphrase-stdin'], { stdin: 'not it\n' });
+    expect(wrong.code).toBe(1);
+    expect(lastErr(wrong)).toMatch(/^error: wrong passphrase for .*id_enc \(read from stdin\) — /);
+    const noTty = await cli(['keys', 'import', 'fromfile', src]);
+    expect(lastErr(noTty)).toMatch(/is encrypted and there is no terminal .* — pipe it in with --passphrase-stdin/);
+    const r = json(await cli(['keys', 'import', 'fromfile', src, '--passphrase-stdin', '--json'], { stdin: passphrase + '\n' }));
+    expect(r.key).toMatchObject({ name: 'fromfile', storage: 'keychain', source: 'imported', comment: 'from-file' });
+    expect(r.key.publicKey.split(' ')[1]).toBe(fs.readFileSync(`${src}.pub`, 'utf8').split(' ')[1]);
+    const stored = (await keytar.getPassword(service, 'key:fromfile'))!;
+    privateKeys.push(stored);
+    expect(stored).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----/);
+    expect(stored).not.toBe(fs.readFileSync(src, 'utf8'));
+    fs.rmSync(path.dirname(src), { recursive: true, force: true });
   });
 
   it('keys install reads the password from the terminal (a real pty), hidden', async () => {
@@ -218,8 +254,8 @@ describe('gpu-desk keys against the bed', () => {
   });
 
   it('secrets scan: no private key or password in the data dir, CLI output or the sshd log', () => {
-    expect(privateKeys).toHaveLength(2);
-    const hits = scanForSecrets([...privateKeys, bed.password ?? ''], [path.join(home, 'data')], [
+    expect(privateKeys).toHaveLength(3);
+    const hits = scanForSecrets([...privateKeys, bed.password ?? '', passphrase], [path.join(home, 'data')], [
       { where: 'cli transcript', text: transcript.join('\n') },
       { where: 'sshd log', text: fs.readFileSync(bed.logPath, 'utf8') },
     ]);

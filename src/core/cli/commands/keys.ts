@@ -119,11 +119,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
       const rec = await keys.importFile(name, path.resolve(file), {
         askPassphrase: async ({ keyLabel, attempt }) => {
           if (v['passphrase-stdin']) {
-            if (attempt > 1) return null;
+            if (attempt > 1) throw new GpuDeskError('KEY_PASSPHRASE', `wrong passphrase for ${keyLabel} (read from stdin)`, 'check it and run the import again');
             stdinPass ??= await readSecret(io, true, '', 'keys');
             return stdinPass;
           }
-          if (!io.interactive) return null;
+          if (!io.interactive) throw new GpuDeskError('KEY_PASSPHRASE', `${keyLabel} is encrypted and there is no terminal to ask for its passphrase`, 'pipe it in with --passphrase-stdin');
           return ask(io, `Enter passphrase for ${keyLabel}${attempt > 1 ? ' (try again)' : ''}: `, { hidden: true });
         },
       });
