@@ -1,3 +1,4 @@
+import './zodJitless';
 import { contextBridge, ipcRenderer } from 'electron';
 import { eventNames, methodNames } from '../shared/contract';
 import { BRIDGE_GLOBAL } from '../core/ipc/types';
