@@ -49,6 +49,8 @@ if (!app.requestSingleInstanceLock()) {
   process.on('unhandledRejection', (e) => log.error('unhandled rejection: %s', e instanceof Error ? (e.stack ?? e.message) : String(e)));
   settings = loadSettings(path.join(app.getPath('userData'), 'settings.json'));
   if (process.platform === 'win32') app.setAppUserModelId('io.gpudesk.app');
+  // Belt and braces with webPreferences.sandbox: every renderer this process ever creates is sandboxed.
+  app.enableSandbox();
 
   app.on('web-contents-created', (_e, contents) => {
     hardenWebContents(contents, { allowedOrigins: () => allowedOrigins, openExternal: openExternalSafely, log: (l) => log.warn('%s', l) });

@@ -230,6 +230,8 @@ describe('the built main bundle, started against an Electron API shim (real core
   it('registers app:// as privileged before ready and serves the renderer with the CSP header', async () => {
     const reg = shim.calls.find((c) => c.name === 'registerSchemesAsPrivileged')!;
     expect(reg.args[1]).toBe(false);
+    // app.enableSandbox() must also come before 'ready' to take effect.
+    expect(shim.calls.find((c) => c.name === 'enableSandbox')?.args).toEqual([false]);
     expect(reg.args[0]).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) }]);
     const res = await shim.protocolHandlers.get('app')!({ url: APP_ENTRY_URL, method: 'GET' });
     expect(res.status).toBe(200);

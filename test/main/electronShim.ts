@@ -66,6 +66,7 @@ export function createElectronShim(paths: { userData: string; logs: string; appP
     getVersion: () => '0.1.0-shim',
     requestSingleInstanceLock: (): boolean => true,
     setAppUserModelId: () => {},
+    enableSandbox: () => rec('enableSandbox', app.ready),
     isReady: () => app.ready,
     whenReady: () => { app.ready = true; return Promise.resolve(); },
     quit: () => {
