@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -147,6 +148,26 @@ describe('keys on a real server', () => {
     await pwConn.close();
   });
 
+  it('a key sealed in the data dir (too large for a Windows-sized entry) logs in too', async () => {
+    if (!bed.password) throw new Error('the bed has no password account (not running as root); this test needs one');
+    const srcDir = makeTempDir('gd-inst-src-');
+    const src = path.join(srcDir, 'id_rsa4k');
+    execFileSync('ssh-keygen', ['-q', '-t', 'rsa', '-b', '4096', '-N', '', '-f', src]);
+    const small = new KeyStore({ secrets: createKeytarStore({ service: secrets.service, maxSecretBytes: 2560 }), profiles, keysDir: path.join(dataDir, 'keys') });
+    const rec = await small.importFile('sealed', src);
+    fs.rmSync(srcDir, { recursive: true, force: true });
+    expect(rec.storage).toBe('sealed-file');
+    const pwConn = await connect({ password: bed.password, onlyGivenKeys: true });
+    const report = await installAndVerify(pwConn, rec.publicKey, async () => {
+      const c = await keyOnly('sealed');
+      expect((await c.exec('id -un')).stdout.trim()).toBe(bed.user);
+      await c.close();
+    });
+    expect(report).toEqual({ added: true, keyLogin: { ok: true } });
+    await removePublicKeyFromServer(pwConn, rec.publicKey);
+    await pwConn.close();
+  });
+
   it('repairs what it finds: a missing final newline, a commented-out copy, a too-open ~/.ssh', async () => {
     if (!bed.password) throw new Error('the bed has no password account (not running as root); this test needs one');
     const rec = await keys.generate('staged');
@@ -173,7 +194,7 @@ describe('keys on a real server', () => {
   });
 
   it('secrets scan: no private key or password in the data dir, logs or errors', async () => {
-    const known = [bed.password ?? '', ...(await Promise.all(['staged', 'right', 'wrong'].map((n) => keys.privateKey(n))))];
+    const known = [bed.password ?? '', ...(await Promise.all(['staged', 'right', 'wrong', 'sealed'].map((n) => keys.privateKey(n))))];
     expect(errors.length).toBeGreaterThan(0);
     expect(scanForSecrets(known, [dataDir], [{ where: 'logs', text: logs.join('\n') }, { where: 'errors', text: errors.join('\n') }])).toEqual([]);
   });
