@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { GpuDeskError, registerSecret } from '../errors';
-import type { SshSession } from '../ssh/types';
+import type { ExecResult, SshSession } from '../ssh/types';
 import { attachListeners, probeServer } from './probe';
 import {
   parseOtp,
@@ -94,6 +94,8 @@ function randomVncPassword(): string {
 
 const TURBO_START = `
 n="$1"; geom="$2"; wm="$3"; vgl="$4"; T="$5/TurboVNC/bin"
+# One start at a time for this account: two starts must not pick the same free display.
+mkdir -p "$HOME/.vnc" && command -v flock >/dev/null 2>&1 && { exec 9>"$HOME/.vnc/.gpu-desk-start.lock"; flock -w 60 9; }
 set --
 [ -n "$n" ] && set -- ":$n"
 # OTP only: no VNC password file is needed or written; each password works for one connection.
@@ -101,16 +103,20 @@ set -- "$@" -localhost -securitytypes OTP -otp -geometry "$geom"
 [ -n "$wm" ] && set -- "$@" -wm "$wm"
 if [ "$vgl" = egl ]; then VGL_DISPLAY=egl; export VGL_DISPLAY; set -- "$@" -vgl; fi
 [ "$vgl" = glx ] && set -- "$@" -vgl
-exec "$T/vncserver" "$@" </dev/null 2>&1
+exec "$T/vncserver" "$@" </dev/null 9>&- 2>&1
 `;
 
 const TIGER_START = `
-n="$1"; geom="$2"; xs="$3"; shift 3
+n="$1"; min="\${2:-1}"; geom="$3"; xs="$4"; shift 4
 PATH="$PATH:/usr/local/bin"
 W=$(command -v tigervncserver 2>/dev/null) || W=$(command -v vncserver 2>/dev/null) || { echo "vncserver is not installed"; exit 1; }
+# One start at a time for this account: two starts must not pick the same free display.
+mkdir -p "$HOME/.vnc" && command -v flock >/dev/null 2>&1 && { exec 9>"$HOME/.vnc/.gpu-desk-start.lock"; flock -w 60 9; }
+# Taken: an X server's lock or socket, or a pid file of any VNC wrapper (TurboVNC and TigerVNC share ~/.vnc).
+taken() { [ -e "/tmp/.X$1-lock" ] || [ -e "/tmp/.X11-unix/X$1" ] || ls "$HOME/.vnc/"*":$1.pid" >/dev/null 2>&1; }
 if [ -z "$n" ]; then
-  n=1
-  while [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ]; do n=$((n+1)); done
+  n=$min
+  while taken "$n"; do n=$((n+1)); done
 fi
 umask 077
 mkdir -p "$HOME/.vnc" || exit 1
@@ -121,9 +127,9 @@ L=-localhost
 "$W" -help 2>&1 | grep -q 'localhost \\[yes|no\\]' && L="-localhost yes"
 if [ -n "$xs" ]; then
   [ $# -gt 0 ] && set -- -- "$@"
-  "$W" ":$n" $L -geometry "$geom" -SecurityTypes VncAuth -PasswordFile "$pf" -xstartup "$xs" "$@" </dev/null 2>&1
+  "$W" ":$n" $L -geometry "$geom" -SecurityTypes VncAuth -PasswordFile "$pf" -xstartup "$xs" "$@" </dev/null 9>&- 2>&1
 else
-  "$W" ":$n" $L -geometry "$geom" -SecurityTypes VncAuth -PasswordFile "$pf" </dev/null 2>&1
+  "$W" ":$n" $L -geometry "$geom" -SecurityTypes VncAuth -PasswordFile "$pf" </dev/null 9>&- 2>&1
 fi
 rc=$?
 [ $rc = 0 ] || rm -f "$pf"
@@ -165,7 +171,8 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
   let password: string | null;
   let passwordKind: StartedSession['passwordKind'];
   if (flavor === 'turbovnc') {
-    const r = await session.exec(shScript(TURBO_START, [display, geometry, wm, vgl ?? '', optRoot]), { timeoutMs: 60_000 });
+    const r = await withDisplayRetry(opts.display === undefined, () =>
+      session.exec(shScript(TURBO_START, [display, geometry, wm, vgl ?? '', optRoot]), { timeoutMs: 60_000 }));
     out = r.stdout + r.stderr;
     if (r.code !== 0) throw startFailed(out);
     password = parseOtp(out);
@@ -183,13 +190,18 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
     } else if (wm) {
       xstartup = wm;
     }
-    const r = await session.exec(shScript(TIGER_START, [display, geometry, xstartup, ...args]), { stdin: `${password}\n`, timeoutMs: 60_000 });
+    const r = await withDisplayRetry(opts.display === undefined, (min) =>
+      session.exec(shScript(TIGER_START, [display, String(min), geometry, xstartup, ...args]), { stdin: `${password}\n`, timeoutMs: 60_000 }));
     out = r.stdout + r.stderr;
     if (r.code !== 0) throw startFailed(out);
   }
   const started = parseStartedDisplay(out);
   if (!started) throw startFailed(out);
-  const info = (await listSessions(session, { optRoot })).find((s) => s.display === started.display && s.flavor === flavor);
+  let info: VncSessionInfo | undefined;
+  // The wrapper returns as soon as the server is up; its listener can take a moment to show.
+  for (let i = 0; i < 10 && !(info = (await listSessions(session, { optRoot })).find((s) => s.display === started.display && s.flavor === flavor && s.localhostOnly !== null)); i++) {
+    await new Promise((r) => setTimeout(r, 300));
+  }
   if (!info) throw startFailed(`session :${started.display} started but is not listed`);
   if (info.localhostOnly === false) {
     // Never hand out a session the network can reach.
@@ -197,6 +209,22 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
     throw new GpuDeskError('VNC_SESSION_FAILED', `Session :${info.display} listened on ${info.listenAddresses.join(', ')}, not only on localhost, and was stopped`, 'Check the VNC server configuration on the server (a forced "localhost = no")');
   }
   return { ...info, password, passwordKind };
+}
+
+/**
+ * Two starts at once (two windows of the app, another tool) can pick the same free display; the loser
+ * sees it taken. With no display requested, simply pick again.
+ */
+async function withDisplayRetry(auto: boolean, start: (minDisplay: number) => Promise<ExecResult>): Promise<ExecResult> {
+  let min = 1;
+  for (let attempt = 1; ; attempt++) {
+    const r = await start(min);
+    const out = r.stdout + r.stderr;
+    if (r.code === 0 || !auto || attempt >= 5 || !/already running|is taken|in use/i.test(out)) return r;
+    // "… already running as :3 …" / "… for display :3 …": look past the display that lost.
+    const lost = /(?:as|display) :(\d+)/.exec(out);
+    min = lost ? Number(lost[1]) + 1 : min + 1;
+  }
 }
 
 function startFailed(output: string): GpuDeskError {

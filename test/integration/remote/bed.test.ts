@@ -95,11 +95,17 @@ describe('TigerVNC sessions on the real bed', () => {
     await expect(new Promise((res, rej) => net.connect(s.port, '127.0.0.1').on('connect', res).on('error', rej))).rejects.toThrow();
   });
 
-  it('two sessions get different displays; an explicit display is honoured', async () => {
-    const a = await startSession(conn, { windowManager: '/usr/bin/xterm' });
-    started.push(a.display);
+  it('two sessions started at once get different displays; an explicit display is honoured', async () => {
+    const [a, c] = await Promise.all([
+      startSession(conn, { windowManager: '/usr/bin/xterm' }),
+      startSession(conn, { windowManager: '/usr/bin/xterm' }),
+    ]);
+    started.push(a.display, c.display);
+    expect(c.display).not.toBe(a.display);
+    await killSession(conn, c.display);
+    started.splice(started.indexOf(c.display), 1);
     const want = a.display + 7;
-    const b = await startSession(conn, { display: want, geometry: '800x600' });
+    const b = await startSession(conn, { display: want, geometry: '800x600', windowManager: '/usr/bin/xterm' });
     started.push(b.display);
     expect(b.display).toBe(want);
     expect(b.port).toBe(5900 + want);
