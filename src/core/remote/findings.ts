@@ -110,6 +110,16 @@ export function computeFindings(r: ReportFacts): Finding[] {
     }
   }
 
+  for (const p of r.exposedVncPorts) {
+    out.push({
+      severity: 'warning',
+      code: 'SESSION_LISTENS_ON_ALL_INTERFACES',
+      message: `Something that is not one of your sessions accepts VNC connections from the network on port ${p.port} (display :${p.display}, ${p.addresses.join(', ')}): another account's session or a system VNC service.`,
+      fix: 'Ask its owner or the administrator to restart it with -localhost; the set-up plan makes that the default for every session',
+      planStep: 'vnc-localhost',
+    });
+  }
+
   if (!r.vnc.flavor) {
     out.push({
       severity: 'error',

@@ -90,6 +90,14 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
     ...attachListeners(parseTigerVncList(s.tigerlist ?? ''), 'tigervnc', listeners),
   ].sort((a, b) => a.display - b.display);
 
+  const ownPorts = new Set(sessions.map((x) => x.port));
+  const exposed = new Map<number, Set<string>>();
+  for (const l of listeners) {
+    if (l.port < 5900 || l.port > 5999 || ownPorts.has(l.port) || isLoopbackAddress(l.address)) continue;
+    exposed.set(l.port, (exposed.get(l.port) ?? new Set()).add(l.address));
+  }
+  const exposedVncPorts = [...exposed].sort((a, b) => a[0] - b[0]).map(([port, a]) => ({ port, display: port - 5900, addresses: [...a] }));
+
   const partial: Omit<ServerReport, 'findings'> = {
     host: nodeName || host,
     user,
@@ -106,6 +114,7 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
     xserver,
     vnc,
     sessions,
+    exposedVncPorts,
     windowManagers: lines('wm'),
     displayManager: lines('dm')[0] ?? null,
     probeMs,

@@ -144,6 +144,11 @@ export interface ServerReport {
   xserver: XServerInfo;
   vnc: VncInfo;
   sessions: VncSessionInfo[];
+  /**
+   * VNC ports (5900–5999) open to the network that are not this account's sessions: another user's
+   * session, or a system-wide VNC service. Addresses as the server reports them.
+   */
+  exposedVncPorts: { port: number; display: number; addresses: string[] }[];
   /** Window-manager/desktop session commands found on PATH (e.g. "xfce4-session", "openbox-session"). */
   windowManagers: string[];
   /** Active display manager unit (gdm3, lightdm, sddm…) or null. */

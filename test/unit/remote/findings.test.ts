@@ -78,7 +78,9 @@ describe('findings: plain-language diagnosis', () => {
     const r = report({
       ...configured(),
       turbolist: fx('turbovnc-list.txt'),
+      listen: fx('ss-ltnp-turbovnc.txt'),
     });
+    expect(r.exposedVncPorts).toEqual([]);
     expect(r.sessions.map((s) => [s.display, s.port, s.localhostOnly])).toEqual([[1, 5901, false], [3, 5903, true]]);
     const f = r.findings.filter((x) => x.code === 'SESSION_LISTENS_ON_ALL_INTERFACES');
     expect(f).toHaveLength(1);
@@ -93,6 +95,16 @@ describe('findings: plain-language diagnosis', () => {
     const r = report({ ...bedLike(), tigerlist: fx('tigervnc-list-two.txt'), listen: '@@proc\n' + fx('proc-net-tcp.txt') + fx('proc-net-tcp6.txt') });
     expect(r.sessions.map((s) => [s.display, s.localhostOnly])).toEqual([[55, true], [56, false]]);
     expect(codes(r.findings)).toContain('SESSION_LISTENS_ON_ALL_INTERFACES');
+  });
+
+  it("another account's VNC port open to the network is a warning naming port and display", () => {
+    // Port 5901 open on 0.0.0.0 with no session of ours behind it (no -list output).
+    const r = report({ ...bedLike(), listen: fx('ss-ltnp-turbovnc.txt') });
+    expect(r.exposedVncPorts).toEqual([{ port: 5901, display: 1, addresses: ['0.0.0.0', '::'] }]);
+    const f = r.findings.filter((x) => x.code === 'SESSION_LISTENS_ON_ALL_INTERFACES');
+    expect(f).toHaveLength(1);
+    expect(f[0].severity).toBe('warning');
+    expect(f[0].message).toContain('port 5901 (display :1, 0.0.0.0, ::)');
   });
 
   it('EGL device present but not accessible to the account', () => {
