@@ -7,7 +7,11 @@ cd "$(dirname "$0")/.."
 if [ -z "${GPU_DESK_IN_DBUS:-}" ]; then
   exec env GPU_DESK_IN_DBUS=1 dbus-run-session -- bash "$0" "$@"
 fi
-echo -n 'gpu-desk-test-keyring' | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+# The keyring lives in a throwaway data dir, so a developer's own login keyring (with another
+# password) can neither block the tests nor be touched by them.
+keyring_home=$(mktemp -d)
+trap 'rm -rf "$keyring_home"' EXIT
+echo -n 'gpu-desk-test-keyring' | XDG_DATA_HOME="$keyring_home" gnome-keyring-daemon --unlock --components=secrets >/dev/null
 # Full runs (no arguments) first type-check against Electron's bundled typings and build the app
 # (electron-vite: main, preload, renderer), as CI does; targeted runs skip straight to the tests.
 if [ $# -eq 0 ]; then

@@ -124,15 +124,3 @@ export function hostConfig(config: SSHConfig | null, host: string): HostConfig {
 export function finishIdentityFiles(files: string[], ctx: { host: string; hostName: string; port: number; user: string }): string[] {
   return files.map((f) => expandHome(expandTokens(f, ctx)));
 }
-
-/** Hosts (no wildcards) declared in a config, for "import from ~/.ssh/config". */
-export function listConfigHosts(config: SSHConfig): string[] {
-  const hosts: string[] = [];
-  for (const sec of config as unknown as { param: string; value: string | string[] }[]) {
-    if (typeof sec.param === 'string' && sec.param.toLowerCase() === 'host') {
-      const vals = Array.isArray(sec.value) ? sec.value : String(sec.value).split(/\s+/);
-      for (const v of vals) if (v && !/[*?!]/.test(v)) hosts.push(v);
-    }
-  }
-  return hosts;
-}
