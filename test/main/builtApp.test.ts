@@ -20,6 +20,19 @@ import { eventNames, methodNames } from '../../src/shared/contract';
 import { createBridge } from '../../src/preload/bridge';
 import { createMainRouter } from '../../src/main/router';
 import { isTrustedFrame } from '../../src/main/security';
+import net from 'node:net';
+import { cleanupAll, startSshd, startXvnc } from '../bed';
+
+afterAll(() => cleanupAll());
+
+function rfbBanner(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    sock.setTimeout(5000, () => { sock.destroy(); reject(new Error('timeout waiting for the RFB banner')); });
+    sock.once('data', (d) => { sock.destroy(); resolve(d.toString('latin1')); });
+    sock.once('error', reject);
+  });
+}
 import { mimeType, resolveAppFile } from '../../src/main/protocol';
 
 /**
@@ -323,19 +336,66 @@ describe('the built main bundle, started against an Electron API shim (real core
     expect(second.handlers.size).toBe(0);
   });
 
-  it('closing the idle window closes it; Quit shuts the core down first, then quits; it all lands in the log, window position saved', async () => {
+  it('closing the idle window closes it; a later launch opens a fresh one', () => {
     expect(shim.windows[0].close()).toBe(true);
-    shim.electron.app.quit();
+    expect(JSON.parse(readFileSync(path.join(home, 'userData', 'window-state.json'), 'utf8'))).toEqual({ x: 10, y: 20, width: 1200, height: 800, maximized: false, fullScreen: false });
+    shim.electron.app.emit('second-instance', {}, [], root);
+    expect(shim.windows).toHaveLength(2);
+    expect(shim.windows[1].webContents.url).toBe(APP_ENTRY_URL);
+    // Restored where the first one was left.
+    expect(shim.windows[1].options).toMatchObject({ x: 10, y: 20, width: 1200, height: 800 });
+  });
+
+  it('with a tunnel open: the tray lists it, closing the window hides to the tray, Quit closes the tunnel and then quits', async () => {
+    const [sshd, xvnc] = await Promise.all([startSshd(), startXvnc({ geometry: '640x480' })]);
+    const w = shim.windows[1];
+    const wc = w.webContents;
+    const ours = { sender: wc, senderFrame: { url: APP_ENTRY_URL, parent: null } };
+    const saved = (await invoke(ours, 'profiles.save', { profile: {
+      name: 'bed', host: '127.0.0.1', port: sshd.port, user: sshd.user, jumpHosts: [], auth: { kind: 'key-file', path: sshd.userKeyPath },
+      display: {}, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
+    } })) as { ok: true; value: { id: string } };
+    expect(saved.ok).toBe(true);
+    // The window answers the host-key prompt it receives as an event, after checking the fingerprint.
+    const opening = invoke(ours, 'connections.open', { profileId: saved.value.id }) as Promise<{ ok: boolean; value: { id: string; label: string } }>;
     const t0 = Date.now();
+    let prompt: { promptId: string; fingerprint: string } | undefined;
+    while (!(prompt = wc.sent.find((m) => m[0] === EVENT_CHANNEL && m[1] === 'prompt')?.[2] as typeof prompt)) {
+      if (Date.now() - t0 > 20_000) throw new Error('no host-key prompt reached the window');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(prompt.fingerprint).toBe(sshd.hostKeyFingerprint);
+    await invoke(ours, 'prompts.answer', { promptId: prompt.promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
+    const conn = await opening;
+    expect(conn.ok, JSON.stringify(conn)).toBe(true);
+    const t = (await invoke(ours, 'tunnels.open', { connectionId: conn.value.id, display: xvnc.display })) as { ok: boolean; value: { id: string; localPort: number } };
+    expect(t.ok, JSON.stringify(t)).toBe(true);
+
+    const tray = shim.trays[0];
+    const t1 = Date.now();
+    while (tray.tooltip !== 'gpu-desk — 1 tunnel open') {
+      if (Date.now() - t1 > 10_000) throw new Error(`tray never listed the tunnel (tooltip: ${tray.tooltip})`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const items = (tray.menu as { template: { id?: string; label?: string }[] }).template;
+    expect(items.find((i) => i.id === `tunnel:${t.value.id}`)?.label).toBe(`${conn.value.label} :${xvnc.display} → 127.0.0.1:${t.value.localPort}`);
+
+    // Keep-running is on by default: the window goes to the tray and the tunnel keeps serving.
+    expect(w.close()).toBe(false);
+    expect(w.visible).toBe(false);
+    await expect(rfbBanner(t.value.localPort)).resolves.toMatch(/^RFB 003\.00\d\n$/);
+
+    shim.electron.app.quit();
+    const t2 = Date.now();
     while (!shim.calls.some((c) => c.name === 'quit')) {
-      if (Date.now() - t0 > 10_000) throw new Error('quit never completed');
+      if (Date.now() - t2 > 10_000) throw new Error('quit never completed');
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(shim.quitRequests).toBe(2);
+    await expect(rfbBanner(t.value.localPort)).rejects.toThrow(/ECONNREFUSED/);
     const log = readFileSync(path.join(home, 'logs', 'main.log'), 'utf8');
     expect(log).toContain('gpu-desk 0.1.0-shim starting');
     expect(log).toContain('shutdown clean');
     expect(log).toContain('blocked navigation');
-    expect(JSON.parse(readFileSync(path.join(home, 'userData', 'window-state.json'), 'utf8'))).toEqual({ x: 10, y: 20, width: 1200, height: 800, maximized: false, fullScreen: false });
-  });
+  }, 60_000);
 });
