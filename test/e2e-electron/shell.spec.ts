@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,13 +30,22 @@ test.describe('Electron shell', () => {
   let page: Page;
   const home = mkdtempSync(path.join(os.tmpdir(), 'gd-electron-'));
 
+  let xvfb: ChildProcess | null = null;
+  let display = process.env.DISPLAY;
+
   test.beforeAll(async () => {
     if (!existsSync(path.join(root, 'out/main/index.js'))) execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'inherit' });
+    if (process.platform === 'linux' && !display) {
+      // A headless Linux box (CI): give Electron a virtual screen.
+      display = ':97';
+      xvfb = spawn('Xvfb', [display, '-screen', '0', '1600x1000x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, 1000));
+    }
     app = await _electron.launch({
       executablePath: (found as { path: string }).path,
       args: [root, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
       cwd: root,
-      env: { ...process.env, GPU_DESK_HOME: home, ELECTRON_ENABLE_LOGGING: '1', XDG_CONFIG_HOME: home } as Record<string, string>,
+      env: { ...process.env, ...(display ? { DISPLAY: display } : {}), GPU_DESK_HOME: home, ELECTRON_ENABLE_LOGGING: '1', XDG_CONFIG_HOME: home } as Record<string, string>,
     });
     page = await app.firstWindow();
     await page.waitForLoadState('domcontentloaded');
@@ -44,6 +53,7 @@ test.describe('Electron shell', () => {
 
   test.afterAll(async () => {
     await app?.close();
+    xvfb?.kill();
   });
 
   test('loads the renderer from app://gpu-desk with the CSP header', async () => {
@@ -92,7 +102,7 @@ test.describe('Electron shell', () => {
 
   test('a second instance hands over and exits', async () => {
     const out = execFileSync((found as { path: string }).path, [root, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])], {
-      env: { ...process.env, GPU_DESK_HOME: home, XDG_CONFIG_HOME: home }, timeout: 20_000,
+      env: { ...process.env, ...(display ? { DISPLAY: display } : {}), GPU_DESK_HOME: home, XDG_CONFIG_HOME: home }, timeout: 20_000,
     });
     expect(out).toBeDefined();
     expect(app.windows()).toHaveLength(1);
