@@ -177,6 +177,30 @@ describe('gpu-desk setup', () => {
     expect(r.stderr.trim()).toBe('error: --apply without a terminal needs --yes (review the steps first with --plan) — see "gpu-desk setup --help"');
   });
 
+  it('--apply on a terminal shows the plan and asks first; "n" runs nothing', async () => {
+    // `script` gives the CLI a real pseudo-terminal, as a person at a shell would have.
+    const cmd = [process.execPath, BIN, 'setup', ...dest(bed), '--apply', '--only', 'window-manager'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const r = await new Promise<Result>((resolve) => {
+      const p = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, GPU_DESK_HOME: home, HOME: home, SSH_AUTH_SOCK: '' } });
+      let out = '';
+      let answered = 0;
+      p.stdout.on('data', (d) => {
+        out += d;
+        const tail = out.trimEnd();
+        // A first connection on a terminal asks about the host key, as ssh does: accept it once.
+        if (answered === 0 && tail.endsWith('[n]o:')) { answered = 1; p.stdin.write('o\n'); }
+        if (answered < 2 && tail.endsWith('[y/N]')) { answered = 2; p.stdin.write('n\n'); }
+      });
+      p.on('exit', (code) => resolve({ code: code ?? -1, stdout: out, stderr: '' }));
+    });
+    expect(r.stdout).toContain('Install a light desktop (Xfce)');
+    expect(r.stdout).toMatch(/Run 1 step\(s\) \(window-manager\) on .*\? \[y\/N\]/);
+    expect(r.stdout).toContain('Nothing was run.');
+    expect(r.stdout).not.toContain('running…');
+    expect(r.stdout).not.toContain('[sudo] password');
+    expect(r.code).toBe(1);
+  });
+
   it('--apply on steps that are already done runs nothing and asks for no password', async () => {
     const r = await cli(['setup', ...dest(bed), '--apply', '--yes', '--only', 'vnc-server']);
     expect(r.code, r.stderr).toBe(0);
