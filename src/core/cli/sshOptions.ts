@@ -44,7 +44,13 @@ export type SshOptionValues = {
  * Turns a profile name into connection options. Installed by the profiles module so every command
  * that takes <destination> also takes a saved profile's name.
  */
-export type DestinationResolver = (destination: string, io: CliIo) => Promise<Partial<ConnectOptions> | null>;
+export type DestinationResolver = (destination: string, io: CliIo) => Promise<(Partial<ConnectOptions> & { defaults?: DestinationDefaults }) | null>;
+
+/** What a saved profile suggests when the command line is silent. */
+export interface DestinationDefaults {
+  display?: number;
+  forwards?: { localPort: number; remoteHost: string; remotePort: number }[];
+}
 let resolver: DestinationResolver | null = null;
 export function setDestinationResolver(r: DestinationResolver | null): void {
   resolver = r;
@@ -89,6 +95,15 @@ export function terminalCallbacks(io: CliIo, acceptNew: boolean): ConnectCallbac
 }
 
 export async function connectOptionsFromFlags(destination: string, v: SshOptionValues, io: CliIo): Promise<ConnectOptions> {
+  return (await resolveDestination(destination, v, io)).options;
+}
+
+/** Flags + profile (if the destination names one) → connection options, and the profile's defaults. */
+export async function resolveDestination(
+  destination: string,
+  v: SshOptionValues,
+  io: CliIo,
+): Promise<{ options: ConnectOptions; defaults: DestinationDefaults }> {
   let port: number | undefined;
   if (v.port !== undefined) {
     port = Number(v.port);
@@ -96,14 +111,15 @@ export async function connectOptionsFromFlags(destination: string, v: SshOptionV
       throw new GpuDeskError('BAD_ARGUMENT', `-p ${v.port} is not a port number`, 'use a number between 1 and 65535');
     }
   }
-  const fromProfile = resolver ? await resolver(destination, io) : null;
+  const resolved = resolver ? await resolver(destination, io) : null;
+  const { defaults = {}, ...fromProfile } = resolved ?? {};
   const sshConfig = v['ssh-config'];
   const base: ConnectOptions = {
     destination,
     appKnownHostsFile: path.resolve(v['known-hosts'] ?? io.env.GPU_DESK_KNOWN_HOSTS ?? appPaths({ env: io.env }).knownHostsFile),
-    ...(fromProfile ?? {}),
+    ...fromProfile,
   };
-  return {
+  const options: ConnectOptions = {
     ...base,
     ...(port !== undefined ? { port } : {}),
     ...(v.user ? { user: v.user } : {}),
@@ -114,4 +130,5 @@ export async function connectOptionsFromFlags(destination: string, v: SshOptionV
     ...(v['no-agent'] ? { agent: false } : {}),
     callbacks: terminalCallbacks(io, !!v['accept-new-host-key']),
   };
+  return { options, defaults };
 }

@@ -149,6 +149,23 @@ describe('gpu-desk profiles', () => {
   });
 });
 
+describe('gpu-desk tunnel PROFILE uses the profile\'s saved display', () => {
+  it('no --display on the command line: the saved display :n is tunnelled', async () => {
+    json(await cli(['profiles', 'add', 'saved-disp', `${bed.user}@127.0.0.1:${bed.port}`, '-i', bed.userKeyPath, '--display', String(xvnc.display), '--json']));
+    fs.writeFileSync(kh, bed.knownHostsLine + '\n', { flag: 'a' });
+    const t = spawn(process.execPath, [BIN, 'tunnel', 'saved-disp', '--json', '-F', 'none', '--no-agent', '--known-hosts', kh], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let terr = '';
+    t.stderr.on('data', (d) => (terr += d));
+    const exit = new Promise<number>((r) => t.on('exit', (c) => r(c ?? -1)));
+    const line = await createInterface({ input: t.stdout })[Symbol.asyncIterator]().next();
+    expect(line.done, terr).toBe(false);
+    expect(JSON.parse(line.value)).toMatchObject({ event: 'listening', display: xvnc.display, remote: `127.0.0.1:${5900 + xvnc.display}` });
+    t.kill('SIGINT');
+    expect(await exit, terr).toBe(0);
+    json(await cli(['profiles', 'remove', 'saved-disp', '--json']));
+  });
+});
+
 describe('gpu-desk keys against the bed', () => {
   it('generate → install over a password from stdin → key login reported → profile name as <destination> for a tunnel', async () => {
     if (!bed.password) throw new Error('the bed has no password account (not running as root); this test needs one');

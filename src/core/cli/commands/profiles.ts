@@ -276,5 +276,12 @@ setDestinationResolver(async (destination, io) => {
     writeLine(io.stderr, `gpu-desk: profiles not consulted: ${(e as Error).message}`);
     return null;
   }
-  return p ? profileConnectOptions(p, { keys, secrets }) : null;
+  if (!p) return null;
+  return {
+    ...(await profileConnectOptions(p, { keys, secrets })),
+    defaults: {
+      display: p.display.number,
+      forwards: p.forwards.map((f) => ({ localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort })),
+    },
+  };
 });

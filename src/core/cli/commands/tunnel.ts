@@ -7,7 +7,7 @@ import type { TunnelInfo } from '../../tunnels/tunnel';
 import { writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
-import { connectOptionsFromFlags, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
+import { resolveDestination, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
 
 const help = [
   'Usage: gpu-desk tunnel <destination> --display N [options]',
@@ -48,6 +48,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const destination = positionals[0];
   const json = !!values.json;
   const forwards: ForwardSpec[] = ((values.L as string[] | undefined) ?? []).map(parseForwardSpec);
+  const { options: opts, defaults } = await resolveDestination(destination, values as SshOptionValues, io);
+  // A saved profile supplies its display and forwards when the command line does not.
+  if (values.display === undefined && defaults.display !== undefined) values.display = String(defaults.display);
+  if (!forwards.length && defaults.forwards?.length) forwards.push(...defaults.forwards);
 
   let display: number | undefined;
   if (values.display !== undefined) {
@@ -55,7 +59,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     display = /^\d+$/.test(d) ? Number(d) : NaN;
     displayToPort(display); // range check before any network work
   } else if (!forwards.length) {
-    throw new UsageError('--display N is required (or at least one -L forward)', 'tunnel');
+    throw new UsageError('--display N is required (or at least one -L forward, or a profile with a saved display)', 'tunnel');
   }
   let localPort: number | undefined;
   if (values['local-port'] !== undefined) {
@@ -69,7 +73,6 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const emit = (obj: Record<string, unknown>) => { if (json) writeLine(io.stdout, JSON.stringify(obj)); };
   const human = (line: string) => { if (!json) writeLine(io.stdout, line); };
 
-  const opts = await connectOptionsFromFlags(destination, values as SshOptionValues, io);
   opts.reconnect = { enabled: true, ...(opts.reconnect ?? {}) };
   if (io.env.GPU_DESK_RECONNECT_INITIAL_MS) opts.reconnect.initialDelayMs = Number(io.env.GPU_DESK_RECONNECT_INITIAL_MS);
   const conn: SshConnection = await connectSsh(opts);
