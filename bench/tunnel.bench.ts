@@ -1,0 +1,134 @@
+/**
+ * npm run bench:tunnel — our tunnel (connectSsh + TunnelManager, in its own process) against
+ * OpenSSH `ssh -N -L`, same sshd, same service behind it, in one run:
+ *   1. foundation: loopback throughput (1 GiB server → client) and 64-byte echo round trips;
+ *      the same through a proxy adding 50 ms each way;
+ *   2. long link: 256 MiB through the delaying proxy at 25, 50 and 100 ms each way;
+ *   3. memory: peak RSS of the tunnel process while a reader drains at 1 MiB/s.
+ * Ours and OpenSSH alternate (ABBA) so background load on a shared machine hits both alike.
+ * Figures are ratios within this run; absolute numbers depend on the machine.
+ * GD_BENCH_STRICT=1 makes a missed target exit non-zero. GD_BENCH_QUICK=1 shrinks every size (smoke run).
+ */
+import { cleanupAll, startSshd } from '../test/bed';
+import { drainAndWatch, echoRtts, percentile, rssBytes, throughput } from './tunnel/measure';
+import { startOpenssh, startOurs, startProxy, startSource, type Proc } from './tunnel/procs';
+
+const MiB = 1024 * 1024;
+const quick = process.env.GD_BENCH_QUICK === '1';
+const LOOP_BYTES = quick ? 128 * MiB : 1024 * MiB;
+const LONG_BYTES = quick ? 32 * MiB : 256 * MiB;
+const ROUND_TRIPS = quick ? 200 : 2000;
+const DELAYED_ROUND_TRIPS = quick ? 10 : 50;
+const DELAYS_MS = [25, 50, 100];
+const DRAIN_RATE = 1 * MiB;
+const DRAIN_SECS = quick ? 4 : 15;
+const DRAIN_FAST_BYTES = quick ? 16 * MiB : 64 * MiB;
+const RSS_BUDGET = 64 * MiB;
+
+const results: { line: string; pass: boolean }[] = [];
+function report(line: string, pass: boolean | null): void {
+  const full = pass === null ? line : `${line} ${pass ? 'PASS' : 'FAIL'}`;
+  if (pass !== null) results.push({ line: full, pass });
+  console.log(full);
+}
+const f1 = (x: number) => x.toFixed(1);
+const ms = (x: number) => (x < 10 ? x.toFixed(3) : x.toFixed(1));
+
+type Party = { name: 'ours' | 'openssh'; proc: Proc };
+
+/** Total bytes / total seconds over ABBA halves. */
+async function compareThroughput(a: Party, b: Party, bytes: number): Promise<Record<string, number>> {
+  const secs: Record<string, number> = { ours: 0, openssh: 0 };
+  const half = bytes / 2;
+  for (const p of [a, b, b, a]) secs[p.name] += await throughput(p.proc.port, half);
+  return { ours: bytes / MiB / secs.ours, openssh: bytes / MiB / secs.openssh };
+}
+
+async function compareRtt(a: Party, b: Party, n: number): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = { ours: [], openssh: [] };
+  for (const p of [a, b, b, a]) out[p.name].push(...(await echoRtts(p.proc.port, n / 2, n >= 1000 ? 50 : 2)));
+  return out;
+}
+
+function throughputLine(label: string, r: Record<string, number>, target: number): void {
+  const ratio = r.ours / r.openssh;
+  report(`throughput ${label}: ours ${f1(r.ours)} MiB/s, openssh ${f1(r.openssh)} MiB/s, ratio ${ratio.toFixed(2)}x (target >= ${target}x)`, ratio >= target);
+}
+
+function rttLine(label: string, r: Record<string, number[]>, target: number | null): void {
+  const [om, op, sm, sp] = [percentile(r.ours, 50), percentile(r.ours, 99), percentile(r.openssh, 50), percentile(r.openssh, 99)];
+  const ratio = om / sm;
+  report(
+    `round trip ${label} (64 B x ${r.ours.length}): ours median ${ms(om)} ms p99 ${ms(op)} ms, openssh median ${ms(sm)} ms p99 ${ms(sp)} ms, median ratio ${ratio.toFixed(2)}x` +
+      (target === null ? ' (reported)' : ` (target <= ${target}x)`),
+    target === null ? null : ratio <= target,
+  );
+}
+
+async function main(): Promise<number> {
+  const t0 = performance.now();
+  const bed = await startSshd();
+  const source = await startSource();
+  const procs: Proc[] = [source];
+  try {
+    console.log(`tunnel bench: sshd 127.0.0.1:${bed.port}, ${quick ? 'QUICK sizes' : 'full sizes'}, ours = connectSsh + TunnelManager in a child process, openssh = ssh -N -L`);
+
+    // 1. Foundation, loopback.
+    {
+      const ours: Party = { name: 'ours', proc: await startOurs(bed, bed.port, source.port) };
+      const openssh: Party = { name: 'openssh', proc: await startOpenssh(bed, bed.port, source.port) };
+      procs.push(ours.proc, openssh.proc);
+      for (const p of [ours, openssh]) await throughput(p.proc.port, 16 * MiB); // warm-up: JIT, TCP windows
+      throughputLine(`loopback (${LOOP_BYTES / MiB} MiB)`, await compareThroughput(ours, openssh, LOOP_BYTES), 1.2);
+      rttLine('loopback', await compareRtt(openssh, ours, ROUND_TRIPS), 1.1);
+      await ours.proc.stop();
+      await openssh.proc.stop();
+    }
+
+    // 2. Long link (and the foundation's "once through 50 ms each way"), 3. memory on the 50 ms link.
+    for (const [i, delay] of DELAYS_MS.entries()) {
+      const proxy = await startProxy(bed.port, delay);
+      procs.push(proxy);
+      const ours: Party = { name: 'ours', proc: await startOurs(bed, proxy.port, source.port) };
+      const openssh: Party = { name: 'openssh', proc: await startOpenssh(bed, proxy.port, source.port) };
+      procs.push(ours.proc, openssh.proc);
+      const [a, b] = i % 2 === 0 ? [ours, openssh] : [openssh, ours];
+      const r = await compareThroughput(a, b, LONG_BYTES);
+      throughputLine(`${delay} ms each way (${LONG_BYTES / MiB} MiB)`, r, delay === 50 ? 3 : 1.0);
+      if (delay === 50) {
+        rttLine('50 ms each way', await compareRtt(a, b, DELAYED_ROUND_TRIPS), null);
+        const child = ours.proc.child;
+        await new Promise<void>((resolve) => {
+          child.once('message', () => resolve());
+          child.send({ cmd: 'gc' });
+        });
+        await new Promise((r2) => setTimeout(r2, 500));
+        const idle = rssBytes(ours.proc.pid);
+        const { peak, slowBytes } = await drainAndWatch(ours.proc.port, ours.proc.pid, DRAIN_FAST_BYTES, DRAIN_RATE, DRAIN_SECS);
+        const ssh = await drainAndWatch(openssh.proc.port, openssh.proc.pid, DRAIN_FAST_BYTES, DRAIN_RATE, DRAIN_SECS);
+        report(
+          `peak RSS while a reader drains at 1 MiB/s (50 ms each way, after ${DRAIN_FAST_BYTES / MiB} MiB at full speed, ${f1(slowBytes / MiB)} MiB over ${DRAIN_SECS} s): ` +
+            `ours +${f1((peak - idle) / MiB)} MiB over idle ${f1(idle / MiB)} MiB (openssh peak ${f1(ssh.peak / MiB)} MiB) (target < ${RSS_BUDGET / MiB} MiB)`,
+          peak - idle < RSS_BUDGET,
+        );
+      }
+      await ours.proc.stop();
+      await openssh.proc.stop();
+      await proxy.stop();
+    }
+  } finally {
+    for (const p of procs) await p.stop();
+    await cleanupAll();
+  }
+  const failed = results.filter((r) => !r.pass);
+  console.log(`${results.length - failed.length} of ${results.length} targets met in ${f1((performance.now() - t0) / 1000)} s${failed.length ? '; missed: ' + failed.map((r) => r.line.split(':')[0]).join(', ') : ''}`);
+  return failed.length && process.env.GD_BENCH_STRICT === '1' ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: Error) => {
+    console.error(`bench failed: ${e.message}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,84 @@
+/** Child processes of the bench: the service behind the tunnel, delay proxies, and the two tunnels. */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SshdBed } from '../../test/bed';
+import { freePort, makeTempDir, waitForPort } from '../../test/bed';
+import type { HolderConfig } from './holder';
+
+export interface Proc {
+  /** Local port the party listens on. */
+  port: number;
+  pid: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of live) {
+    try { c.kill('SIGKILL'); } catch { /* gone */ }
+  }
+});
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise<void>((resolve) => {
+      live.delete(child);
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+      child.once('exit', () => { clearTimeout(t); resolve(); });
+      if (child.connected) child.disconnect();
+      else child.kill('SIGTERM');
+    });
+}
+
+/** A tsx child that reports { port } (or { error }) over IPC. */
+async function forkTs(file: string, arg: unknown, execArgv: string[] = []): Promise<Proc> {
+  const child = fork(path.join(__dirname, file), [JSON.stringify(arg)], {
+    execArgv: ['--import', 'tsx', ...execArgv],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  live.add(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port?: number; error?: string }) =>
+      m.port ? resolve(m.port) : reject(new Error(`${file}: ${m.error}`)),
+    );
+    child.once('exit', (code) => reject(new Error(`${file} exited (${code}) before it was ready`)));
+  });
+  return { port, pid: child.pid!, child, stop: stopper(child) };
+}
+
+export const startSource = () => forkTs('source.ts', {});
+export const startProxy = (targetPort: number, delayMs: number) => forkTs('proxyProc.ts', { targetPort, delayMs });
+
+/** known_hosts for the address actually dialled (the proxy's port when there is one). */
+export function knownHostsFor(bed: SshdBed, sshPort: number): string {
+  const f = path.join(makeTempDir('gd-bench-kh-'), 'known_hosts');
+  fs.writeFileSync(f, bed.knownHostsLine.replace(/^\[127\.0\.0\.1\]:\d+/, `[127.0.0.1]:${sshPort}`) + '\n');
+  return f;
+}
+
+export function startOurs(bed: SshdBed, sshPort: number, targetPort: number): Promise<Proc> {
+  const cfg: HolderConfig = { sshPort, user: bed.user, keyPath: bed.userKeyPath, knownHostsFile: knownHostsFor(bed, sshPort), targetPort };
+  return forkTs('holder.ts', cfg, ['--expose-gc']);
+}
+
+export async function startOpenssh(bed: SshdBed, sshPort: number, targetPort: number): Promise<Proc> {
+  const port = await freePort();
+  const child = spawn('ssh', [
+    '-N', '-F', '/dev/null',
+    '-o', 'BatchMode=yes', '-o', 'ExitOnForwardFailure=yes',
+    '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${knownHostsFor(bed, sshPort)}`,
+    '-o', 'GlobalKnownHostsFile=/dev/null', '-o', 'IdentitiesOnly=yes', '-i', bed.userKeyPath,
+    '-p', String(sshPort), '-L', `127.0.0.1:${port}:127.0.0.1:${targetPort}`, `${bed.user}@127.0.0.1`,
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  live.add(child);
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (c) => reject(new Error(`ssh exited (${c}): ${err.trim()}`))));
+  exited.catch(() => {});
+  // Connecting opens (and drops) one forwarded connection; the service ignores it.
+  await Promise.race([waitForPort(port, 20_000), exited]);
+  return { port, pid: child.pid!, child, stop: stopper(child) };
+}

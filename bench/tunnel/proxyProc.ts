@@ -1,0 +1,12 @@
+/** The delaying proxy in its own process, so its timers never share an event loop with a tunnel under test. */
+import { startDelayProxy } from '../../test/bed/delayProxy';
+
+const { targetPort, delayMs } = JSON.parse(process.argv[2]) as { targetPort: number; delayMs: number };
+startDelayProxy({ targetPort, delayMs }).then(
+  (p) => process.send?.({ port: p.port }),
+  (e: Error) => {
+    process.send?.({ error: e.message });
+    process.exit(1);
+  },
+);
+process.on('disconnect', () => process.exit(0));
