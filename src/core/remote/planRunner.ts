@@ -74,6 +74,7 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
   const total = steps.length;
   const results: StepResult[] = steps.map((s) => ({ id: s.id, status: 'not-run', ms: 0, output: '' }));
   let isRootAlready: boolean | null = null;
+  let passwordless: boolean | null = null;
 
   const fail = (i: number, err: { code: string; message: string; fix?: string }): ApplyResult => {
     const step = steps[i];
@@ -97,6 +98,10 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
       }
       isRootAlready ??= await whoAmI(session);
       if (step.needsRoot && !isRootAlready && !opts.sudoPassword && !opts.passwordlessSudo) {
+        // NOPASSWD sudo needs no password: find out once rather than making every caller probe first.
+        passwordless ??= (await session.exec('sudo -n true </dev/null', { timeoutMs: 15_000 }).catch(() => null))?.code === 0;
+      }
+      if (step.needsRoot && !isRootAlready && !opts.sudoPassword && !opts.passwordlessSudo && !passwordless) {
         return fail(i, {
           code: 'SUDO_FAILED',
           message: `Step "${step.title}" needs root and no sudo password was given`,

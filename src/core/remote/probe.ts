@@ -17,9 +17,11 @@ import {
   type Listener,
   type ListedSession,
 } from './parsers';
-import { buildProbeCommand } from './probeScript';
+import { buildProbeCommand, NVIDIA_SMI_QUERY } from './probeScript';
+import { shellCommand } from './shellQuote';
 import type {
   DriDevice,
+  GpuInfo,
   ServerReport,
   SudoState,
   VirtualGLInfo,
@@ -49,6 +51,15 @@ export async function probeServer(session: SshSession, opts: ProbeOptions = {}):
     );
   }
   return buildReport(sections, session.endpoint.host, Date.now() - started);
+}
+
+/** Just the GPUs, for live monitoring (one cheap nvidia-smi call; [] when there is no driver). */
+export async function queryGpus(session: SshSession): Promise<GpuInfo[]> {
+  const r = await session.exec(
+    `command -v nvidia-smi >/dev/null 2>&1 && ${shellCommand(['nvidia-smi', NVIDIA_SMI_QUERY, '--format=csv,noheader,nounits'])}`,
+    { timeoutMs: 10_000 },
+  );
+  return r.code === 0 ? parseNvidiaSmiCsv(r.stdout) : [];
 }
 
 /** Pure: the probe script's sections → a ServerReport with findings. Exported for fixture tests. */

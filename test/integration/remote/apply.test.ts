@@ -172,6 +172,23 @@ describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
     expect(none.error?.fix).toMatch(/sudo password/);
   });
 
+  it('NOPASSWD sudo: root steps run with no password at all', async () => {
+    fs.writeFileSync(SUDOERS, 'gdtest ALL=(ALL:ALL) NOPASSWD: ALL\n', { mode: 0o440 });
+    const marker = `${bed.home}/gd-nopasswd-${process.pid}`;
+    try {
+      const plan: SetupPlan = {
+        distro: 'debian-12', backend: 'none', notes: [],
+        steps: [{ id: 'np', title: 'Root without a password', why: 't', check: `[ -e ${marker} ]`, apply: `touch ${marker}`, needsRoot: true }],
+      };
+      const r = await applyPlan(conn, plan);
+      expect(r.error).toBeUndefined();
+      expect(fs.statSync(marker).uid).toBe(0);
+    } finally {
+      fs.writeFileSync(SUDOERS, 'gdtest ALL=(ALL:ALL) ALL\n', { mode: 0o440 });
+      fs.rmSync(marker, { force: true });
+    }
+  });
+
   it('a failing step stops the run with its output and the fix; later steps do not run', async () => {
     const plan: SetupPlan = {
       distro: 'debian-12',

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
-import { probeServer } from '../../../src/core/remote/probe';
+import { probeServer, queryGpus } from '../../../src/core/remote/probe';
 import { killSession, listSessions, startSession } from '../../../src/core/remote/vncSessions';
 import { shellCommand } from '../../../src/core/remote/shellQuote';
 import { GpuDeskError } from '../../../src/core/errors';
@@ -58,6 +58,7 @@ describe('probe on the real bed (Debian 12, no GPU, TigerVNC)', () => {
     expect(codes).toContain('NO_NVIDIA_DRIVER');
     expect(codes).toContain('VIRTUALGL_MISSING');
     expect(codes).not.toContain('NO_VNC_SERVER');
+    expect(await queryGpus(conn)).toEqual([]);
   });
 });
 

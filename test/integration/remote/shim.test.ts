@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
-import { probeServer } from '../../../src/core/remote/probe';
+import { probeServer, queryGpus } from '../../../src/core/remote/probe';
 import { buildSetupPlan, formatPlan } from '../../../src/core/remote/setupPlan';
 import { checkPlan } from '../../../src/core/remote/planRunner';
 import { killSession, listSessions, newOneTimePassword, startSession } from '../../../src/core/remote/vncSessions';
@@ -62,6 +62,11 @@ describe('shim: GPU server probe → findings → plan over SSH', () => {
     expect(status['vnc-server']).toBe('done');
     expect(status['glx-xserver']).toBe('pending');
     expect(status['vnc-localhost']).toBe('pending');
+  });
+
+  it('shim: queryGpus samples just the GPUs in one cheap call', async () => {
+    const g = await queryGpus(conn);
+    expect(g.map((x) => [x.index, x.utilizationPct, x.memoryUsedMiB])).toEqual([[0, 0, 4], [1, 97, 18213]]);
   });
 
   it('shim: without VirtualGL on the server, the missing-VirtualGL finding is an error on a GPU server', async () => {
