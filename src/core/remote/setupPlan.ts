@@ -195,6 +195,10 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
     }
   }
 
+  if (backend !== 'none' && !report.groups.includes('vglusers')) {
+    notes.push(`${user} joins the vglusers group: log in again afterwards (gpu-desk reconnects) so new desktops can use the GPU.`);
+  }
+
   const tv = opts.turbovncVersion ?? DEFAULT_TURBOVNC_VERSION;
   const tBase = `https://github.com/TurboVNC/turbovnc/releases/download/${tv}`;
   const tUrl = r.family === 'deb' ? `${tBase}/turbovnc_${tv}_${debArch(report.arch)}.deb` : `${tBase}/turbovnc-${tv}.${report.arch === 'aarch64' ? 'aarch64' : 'x86_64'}.rpm`;
