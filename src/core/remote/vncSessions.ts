@@ -124,7 +124,7 @@ pf="$HOME/.vnc/gpu-desk-$n.passwd"
 # The password arrives on stdin: it is never on a command line (visible in ps) nor in a file on the client.
 vncpasswd -f > "$pf" || { rm -f "$pf"; exit 1; }
 L=-localhost
-"$W" -help 2>&1 | grep -q 'localhost \\[yes|no\\]' && L="-localhost yes"
+"$W" -help 2>&1 | grep -Eq 'localhost[^a-z]*yes' && L="-localhost yes"
 if [ -n "$xs" ]; then
   [ $# -gt 0 ] && set -- -- "$@"
   "$W" ":$n" $L -geometry "$geom" -SecurityTypes VncAuth -PasswordFile "$pf" -xstartup "$xs" "$@" </dev/null 9>&- 2>&1
