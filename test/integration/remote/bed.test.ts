@@ -7,6 +7,8 @@ import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection
 import { probeServer, queryGpus } from '../../../src/core/remote/probe';
 import { killSession, listSessions, startSession } from '../../../src/core/remote/vncSessions';
 import { shellCommand } from '../../../src/core/remote/shellQuote';
+import { applyPlan } from '../../../src/core/remote/planRunner';
+import type { SetupPlan } from '../../../src/core/remote/types';
 import { GpuDeskError } from '../../../src/core/errors';
 import { HOSTILE_VALUES } from './hostile';
 
@@ -128,6 +130,29 @@ describe('TigerVNC sessions on the real bed', () => {
     const k = await err(killSession(conn, 98));
     expect(k?.code).toBe('VNC_SESSION_FAILED');
     expect(k?.message).toContain(':98');
+  });
+});
+
+describe('plan runner on the real bed (no root needed)', () => {
+  it('stopping (AbortSignal) ends the run before the next step, which never runs', async () => {
+    const marker = `${bed.home}/gd-abort-${process.pid}`;
+    const ac = new AbortController();
+    const plan: SetupPlan = {
+      distro: 'debian-12', backend: 'none', notes: [],
+      steps: [
+        { id: 'one', title: 'First', why: 't', check: 'true', apply: 'true', needsRoot: false },
+        { id: 'two', title: 'Second', why: 't', check: `[ -e ${marker} ]`, apply: `touch ${marker}`, needsRoot: false },
+      ],
+    };
+    // The user presses Stop while the first step is being checked.
+    const r = await applyPlan(conn, plan, {
+      signal: ac.signal,
+      onProgress: (e) => { if (e.type === 'step-check' && e.stepId === 'one') ac.abort(); },
+    });
+    expect(r.ok).toBe(false);
+    expect(r.error).toMatchObject({ code: 'CANCELLED', stepId: 'two' });
+    expect(r.steps.map((s) => s.status)).toEqual(['skipped', 'not-run']);
+    expect(fs.existsSync(marker)).toBe(false);
   });
 });
 
