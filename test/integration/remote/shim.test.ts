@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
+import { execFileSync } from 'node:child_process';
 import { probeServer, queryGpus } from '../../../src/core/remote/probe';
 import { buildSetupPlan, formatPlan } from '../../../src/core/remote/setupPlan';
 import { checkPlan } from '../../../src/core/remote/planRunner';
@@ -75,6 +76,40 @@ describe('shim: GPU server probe → findings → plan over SSH', () => {
     const f = r.findings.find((x) => x.code === 'VIRTUALGL_MISSING');
     expect(f?.severity).toBe('error');
     expect(r.vnc.flavor).toBe('tigervnc');
+  });
+});
+
+describe('shim: the window manager runs under VirtualGL when VirtualGL can render', () => {
+  it('shim: refuses virtualgl "on" with the reason when it cannot render here', async () => {
+    const e = await startSession(conn, { optRoot: OPT, virtualgl: 'on', windowManager: 'xterm' }).catch((x) => x);
+    expect(e.code).toBe('VNC_SESSION_FAILED');
+    expect(e.message).toContain('VirtualGL cannot render here: no /dev/dri/card');
+  });
+
+  it('shim: TurboVNC gets -vgl with VGL_DISPLAY=egl when the EGL back end is usable', async () => {
+    const r = await probeServer(conn, { optRoot: OPT });
+    // This machine has no GPU: take the probe's report and mark EGL usable, as on a configured server.
+    const report = { ...r, virtualgl: { ...r.virtualgl, eglUsable: true, eglReason: 'renders through /dev/dri/card1' } };
+    const s = await startSession(conn, { optRoot: OPT, report, windowManager: 'xterm' });
+    started.push(s.display);
+    const rec = fs.readFileSync(`${bed.home}/.vnc/${execFileSync('uname', ['-n']).toString().trim()}:${s.display}.shim`, 'utf8');
+    expect(rec).toContain('wm=xterm vgl=1 VGL_DISPLAY=egl args= -localhost');
+    await killSession(conn, s.display, { optRoot: OPT });
+    started.splice(started.indexOf(s.display), 1);
+  });
+
+  it('shim: TigerVNC runs the window manager through vglrun -d egl +wm', async () => {
+    const r = await probeServer(conn, { optRoot: OPT });
+    const report = { ...r, virtualgl: { ...r.virtualgl, eglUsable: true } };
+    const s = await startSession(conn, { optRoot: OPT, report, flavor: 'tigervnc', windowManager: 'xterm' });
+    try {
+      expect(s.flavor).toBe('tigervnc');
+      // The wrapper stays alive for the session; its command line shows the session command.
+      const wrapper = execFileSync('ps', ['-u', bed.user, '-o', 'args=']).toString().split('\n').find((l) => l.includes(`tigervncserver :${s.display} `) || l.includes(`vncserver :${s.display} `));
+      expect(wrapper).toContain(`-xstartup ${OPT}/VirtualGL/bin/vglrun -- -d egl +wm xterm`);
+    } finally {
+      await killSession(conn, s.display, { optRoot: OPT, flavor: 'tigervnc' });
+    }
   });
 });
 
