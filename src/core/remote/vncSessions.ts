@@ -202,7 +202,11 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
   for (let i = 0; i < 10 && !(info = (await listSessions(session, { optRoot })).find((s) => s.display === started.display && s.flavor === flavor && s.localhostOnly !== null)); i++) {
     await new Promise((r) => setTimeout(r, 300));
   }
-  if (!info) throw startFailed(`session :${started.display} started but is not listed`);
+  if (!info) {
+    // Do not leave behind a session the caller never heard of.
+    await killSession(session, started.display, { optRoot, flavor }).catch(() => {});
+    throw startFailed(`session :${started.display} started but never showed up in the session list`);
+  }
   if (info.localhostOnly === false) {
     // Never hand out a session the network can reach.
     await killSession(session, info.display, { optRoot, flavor }).catch(() => {});
