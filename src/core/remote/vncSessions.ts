@@ -176,7 +176,7 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
     out = r.stdout + r.stderr;
     if (r.code !== 0) throw startFailed(out);
     password = parseOtp(out);
-    passwordKind = password ? 'otp' : 'none';
+    passwordKind = 'otp';
   } else {
     password = randomVncPassword();
     registerSecret(password);
@@ -197,6 +197,15 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
   }
   const started = parseStartedDisplay(out);
   if (!started) throw startFailed(out);
+  if (flavor === 'turbovnc') {
+    // Sessions accept only one-time passwords: without one the viewer could never get in.
+    password ??= await newOneTimePassword(session, started.display, { optRoot }).catch(() => null);
+    if (!password) {
+      await killSession(session, started.display, { optRoot, flavor }).catch(() => {});
+      throw new GpuDeskError('VNC_SESSION_FAILED', `TurboVNC session :${started.display} gave no one-time password, so it was stopped`, 'Check that this TurboVNC supports -otp (2.0 or newer) and that /etc/turbovncserver-security.conf permits OTP');
+    }
+    registerSecret(password);
+  }
   let info: VncSessionInfo | undefined;
   // The wrapper returns as soon as the server is up; its listener can take a moment to show.
   for (let i = 0; i < 10 && !(info = (await listSessions(session, { optRoot })).find((s) => s.display === started.display && s.flavor === flavor && s.localhostOnly !== null)); i++) {
