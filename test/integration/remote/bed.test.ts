@@ -11,6 +11,7 @@ import { applyPlan } from '../../../src/core/remote/planRunner';
 import type { SetupPlan } from '../../../src/core/remote/types';
 import { GpuDeskError } from '../../../src/core/errors';
 import { HOSTILE_VALUES } from './hostile';
+import { vncAuthenticates } from './rfb';
 
 let bed: SshdBed;
 let conn: SshConnection;
@@ -77,6 +78,9 @@ describe('TigerVNC sessions on the real bed', () => {
     expect(s.password).toMatch(/^[A-Za-z0-9]{8}$/);
     // Really listening, and asking for a VNC password (type 2) and nothing weaker.
     expect(await securityTypes(s.port)).toEqual([2]);
+    // The password handed back is the one the server checks; a wrong one is refused.
+    expect(await vncAuthenticates(s.port, 'wrongpw1')).toBe(false);
+    expect(await vncAuthenticates(s.port, s.password!)).toBe(true);
     // The password file lives only in the server account's ~/.vnc, private.
     const pf = `${bed.home}/.vnc/gpu-desk-${s.display}.passwd`;
     expect(fs.statSync(pf).mode & 0o777).toBe(0o600);

@@ -11,6 +11,7 @@ import { cleanupAll, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import { execFileSync } from 'node:child_process';
+import { vncAuthenticates } from './rfb';
 import { probeServer, queryGpus } from '../../../src/core/remote/probe';
 import { buildSetupPlan, formatPlan } from '../../../src/core/remote/setupPlan';
 import { checkPlan } from '../../../src/core/remote/planRunner';
@@ -129,8 +130,11 @@ describe('shim: TurboVNC sessions with one-time passwords', () => {
     const listed = (await listSessions(conn, { optRoot: OPT })).find((x) => x.display === s.display);
     expect(listed).toMatchObject({ flavor: 'turbovnc', localhostOnly: true });
 
+    expect(await vncAuthenticates(s.port, s.password!)).toBe(true);
     const otp = await newOneTimePassword(conn, s.display, { optRoot: OPT });
     expect(otp).toMatch(/^\d{8}$/);
+    // (The shim emulates OTPs with a password file: the new one replaces the old.)
+    expect(await vncAuthenticates(s.port, otp)).toBe(true);
 
     await killSession(conn, s.display, { optRoot: OPT });
     started.splice(started.indexOf(s.display), 1);
