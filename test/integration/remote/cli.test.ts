@@ -205,6 +205,9 @@ describe('gpu-desk setup', () => {
     const r = await cli(['setup', ...dest(bed), '--apply', '--yes', '--only', 'vnc-server']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Nothing to do: every step is already done.');
+    const j = await cli(['setup', ...dest(bed), '--apply', '--yes', '--json', '--only', 'vnc-server']);
+    expect(j.code, j.stderr).toBe(0);
+    expect(j.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([{ type: 'finished', ok: true, applied: [] }]);
     const bad = await cli(['setup', ...dest(bed), '--apply', '--yes', '--only', 'nope']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--only nope: no such step \(steps: gl-libraries, window-manager, vnc-server, vnc-localhost\)/);

@@ -156,6 +156,17 @@ describe('atomic config edits (run with the local /bin/sh)', () => {
     expect(fs.readFileSync(g, 'utf8')).toBe('x = 1\ny = 2\n');
   });
 
+  it('hostile config lines and paths are data, not code', () => {
+    const canary = path.join(dir, 'pwned');
+    const f = path.join(dir, `we'ird $(touch ${canary}) dir`, 'x.conf');
+    const line = `a = $(touch ${canary}) \`touch ${canary}\` '; touch ${canary}; '`;
+    expect(sh(ensureLinesScript(f, [line])).status).toBe(0);
+    expect(fs.readFileSync(f, 'utf8')).toBe(line + '\n');
+    expect(sh(atomicWriteScript(f, line)).status).toBe(0);
+    expect(fs.readFileSync(f, 'utf8')).toBe(line);
+    expect(fs.existsSync(canary)).toBe(false);
+  });
+
   it('atomicWrite: content with quotes, $() and newlines is written verbatim', () => {
     const f = path.join(dir, 'w.conf');
     const content = `a='$(id)'\n\`x\`\n"$HOME"\n`;
