@@ -63,6 +63,14 @@ describe('probe on the real bed (Debian 12, no GPU, TigerVNC)', () => {
     expect(codes).not.toContain('NO_VNC_SERVER');
     expect(await queryGpus(conn)).toEqual([]);
   });
+
+  it('is one SSH round trip (one remote command)', async () => {
+    const commands: string[] = [];
+    const counting = { ...conn, state: conn.state, endpoint: conn.endpoint, rttMs: conn.rttMs, exec: (c: string, o?: object) => { commands.push(c); return conn.exec(c, o); } };
+    await probeServer(counting as unknown as typeof conn);
+    expect(commands).toHaveLength(1);
+    expect(commands[0]).toMatch(/^sh -c '/);
+  });
 });
 
 describe('TigerVNC sessions on the real bed', () => {

@@ -77,6 +77,11 @@ describe('gpu-desk probe', () => {
     expect(j.gpus.map((g: { name: string }) => g.name)).toEqual(['NVIDIA A100-SXM4-80GB', 'NVIDIA A100-SXM4-80GB']);
     expect(j.vnc).toMatchObject({ flavor: 'turbovnc', version: '3.1.1' });
     expect(j.virtualgl.installed).toBe(true);
+    const human = await cli(['probe', ...dest(shimBed)], { env: { GPU_DESK_REMOTE_OPT_ROOT: path.join(SHIMS, 'opt') } });
+    expect(human.stdout).toContain('GPUs (driver 535.183.01):');
+    expect(human.stdout).toContain('1  NVIDIA A100-SXM4-80GB  (80 GiB, 18213 MiB used, 97% busy)');
+    expect(human.stdout).toContain('VNC server: TurboVNC 3.1.1');
+    expect(human.stdout).toMatch(/error\s+Only VirtualGL's GLX back end is possible here/);
   });
 
   it('bad usage is one line naming the fix', async () => {
