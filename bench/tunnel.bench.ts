@@ -8,6 +8,7 @@
  * Ours and OpenSSH alternate (ABBA) so background load on a shared machine hits both alike.
  * Figures are ratios within this run; absolute numbers depend on the machine.
  * GD_BENCH_STRICT=1 makes a missed target exit non-zero. GD_BENCH_QUICK=1 shrinks every size (smoke run).
+ * GD_BENCH_DELAYS=50 (comma list, 0 = skip the loopback section) runs a subset while tuning.
  */
 import { cleanupAll, startSshd } from '../test/bed';
 import { drainAndWatch, echoRtts, percentile, rssBytes, throughput } from './tunnel/measure';
@@ -19,7 +20,7 @@ const LOOP_BYTES = quick ? 128 * MiB : 1024 * MiB;
 const LONG_BYTES = quick ? 32 * MiB : 256 * MiB;
 const ROUND_TRIPS = quick ? 200 : 2000;
 const DELAYED_ROUND_TRIPS = quick ? 10 : 50;
-const DELAYS_MS = [25, 50, 100];
+const DELAYS_MS = (process.env.GD_BENCH_DELAYS ?? '0,25,50,100').split(',').map(Number);
 const DRAIN_RATE = 1 * MiB;
 const DRAIN_SECS = quick ? 4 : 15;
 const DRAIN_FAST_BYTES = quick ? 16 * MiB : 64 * MiB;
@@ -74,7 +75,7 @@ async function main(): Promise<number> {
     console.log(`tunnel bench: sshd 127.0.0.1:${bed.port}, ${quick ? 'QUICK sizes' : 'full sizes'}, ours = connectSsh + TunnelManager in a child process, openssh = ssh -N -L`);
 
     // 1. Foundation, loopback.
-    {
+    if (DELAYS_MS.includes(0)) {
       const ours: Party = { name: 'ours', proc: await startOurs(bed, bed.port, source.port) };
       const openssh: Party = { name: 'openssh', proc: await startOpenssh(bed, bed.port, source.port) };
       procs.push(ours.proc, openssh.proc);
@@ -86,7 +87,7 @@ async function main(): Promise<number> {
     }
 
     // 2. Long link (and the foundation's "once through 50 ms each way"), 3. memory on the 50 ms link.
-    for (const [i, delay] of DELAYS_MS.entries()) {
+    for (const [i, delay] of DELAYS_MS.filter((d) => d > 0).entries()) {
       const proxy = await startProxy(bed.port, delay);
       procs.push(proxy);
       const ours: Party = { name: 'ours', proc: await startOurs(bed, proxy.port, source.port) };

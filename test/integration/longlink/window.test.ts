@@ -12,6 +12,8 @@ import { joinStreams } from '../../../src/core/tunnels/pipe';
 import { request, startPatternService, type PatternService } from './service';
 
 const MiB = 1024 * 1024;
+// Long enough that 2 MiB per round trip (25 MiB/s) is the limit, so the window must grow.
+const DELAY_MS = 40;
 
 /** The patch's per-channel state (patches/ssh2+1.17.0.patch), read to check its promises. */
 interface WindowState { target: number; max: number; granted: number; rtt: number }
@@ -24,7 +26,7 @@ let svc: PatternService;
 
 beforeAll(async () => {
   bed = await startSshd();
-  proxy = await startDelayProxy({ targetPort: bed.port, delayMs: 10 });
+  proxy = await startDelayProxy({ targetPort: bed.port, delayMs: DELAY_MS });
   svc = await startPatternService();
 });
 afterAll(async () => {
@@ -68,8 +70,8 @@ describe('ssh2 receive-window patch', () => {
       const w = win(ch)!;
       expect(w.target).toBeGreaterThan(2 * MiB);
       expect(w.target).toBeLessThanOrEqual(24 * MiB);
-      // The round trip it measured includes the proxy's 2 × 10 ms.
-      expect(w.rtt).toBeGreaterThanOrEqual(19);
+      // The round trip it measured includes the proxy's 2 × DELAY_MS.
+      expect(w.rtt).toBeGreaterThanOrEqual(2 * DELAY_MS - 1);
     } finally {
       c.end();
     }
@@ -119,10 +121,11 @@ describe('backpressure: a slow reader keeps the tunnel process bounded', () => {
       let worstOutstanding = 0;
       const sample = () => {
         const w = win(ch)!;
+        expect(w.max).toBe(CHANNEL_WINDOW_MAX);
         // Bytes this process holds for the stream: unread channel data + the socket's write queue.
         worstHeld = Math.max(worstHeld, ch.readableLength + local.writableLength);
-        // The patch's invariant: granted-but-unreceived + buffered never exceeds the target.
-        worstOutstanding = Math.max(worstOutstanding, incoming(ch) + ch.readableLength - w.target);
+        // The patch's invariant: granted-but-unreceived + buffered never exceeds the ceiling.
+        worstOutstanding = Math.max(worstOutstanding, incoming(ch) + ch.readableLength - w.max);
       };
       const sampler = setInterval(sample, 10);
 
