@@ -174,7 +174,7 @@ export interface ServerReportView {
   host: string;
   user: string;
   os: { prettyName: string; arch: string; kernel: string; supported: boolean };
-  sudo: 'root' | 'passwordless' | 'password' | 'absent';
+  sudo: 'root' | 'passwordless' | 'password' | 'absent' | 'unknown';
   nvidia: { driverVersion: string | null; smiError: string | null };
   gpus: GpuView[];
   virtualgl: { installed: boolean; version: string | null; eglUsable: boolean; eglReason: string };

@@ -138,6 +138,9 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   const xvnc = execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => l.includes('Xtigervnc') && l.includes(` :${display} `));
   expect(xvnc).toEqual([]);
   fs.rmSync(outFile, { force: true });
+
+  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+  await expect(page.getByTestId('server-bed')).toContainText('Not connected');
 });
 
 test('a changed host key is a full stop: warning shown, nothing connected', async ({ page, env }) => {
@@ -150,7 +153,9 @@ test('a changed host key is a full stop: warning shown, nothing connected', asyn
   const connectsBefore = countAccepted(env.bed.logPath);
 
   await page.goto(env.harness.url);
-  if (!(await page.getByTestId('server-bed').isVisible())) await addProfile(page, env, 'bed');
+  const saved = await env.harness.core.handlers()['profiles.list']({});
+  if (saved.some((p) => p.name === 'bed')) await expect(page.getByTestId('server-bed')).toBeVisible();
+  else await addProfile(page, env, 'bed');
   await page.getByRole('button', { name: 'Connect to bed' }).click();
   const warning = page.getByRole('alertdialog', { name: /identity has changed/ });
   await expect(warning).toBeVisible();

@@ -29,7 +29,9 @@ export function ServersScreen({ state }: { state: AppState }) {
     setBusy(p.id);
     try {
       const c = await api.invoke('connections.open', { profileId: p.id });
-      state.go({ screen: 'server', connectionId: c.id, profileId: p.id });
+      // A profile with a default display goes straight to that desktop, like a saved VNC connection.
+      if (p.display.number !== undefined) state.go({ screen: 'viewer', connectionId: c.id, profileId: p.id, display: p.display.number });
+      else state.go({ screen: 'server', connectionId: c.id, profileId: p.id });
     } catch (e) {
       if (errorCode(e) === 'HOST_KEY_CHANGED') {
         const x = e as { message: string; fix?: string };

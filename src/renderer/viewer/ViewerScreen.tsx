@@ -88,6 +88,8 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
       const s = new ViewerSession({
         target,
         ticket,
+        // ?plain: noVNC's own decode and pacing, only to measure what gpu-desk's fast path adds.
+        fastPath: !new URLSearchParams(location.search).has('plain'),
         prefs: prefsRef.current,
         onState: (st, detail) => {
           if (cancelled) return;

@@ -54,9 +54,9 @@ export class ViewerSession {
     this.turbo = opts.ticket.flavor === 'turbovnc';
     this.adaptive = initialAdaptive(this.prefs.quality, this.prefs.compression);
     this.channel = new CountingChannel(opts.ticket.url);
-    this.rfb = new RFB(opts.target, this.channel, {
+    this.rfb = withOpaqueCanvases(opts.fastPath !== false, () => new RFB(opts.target, this.channel, {
       credentials: opts.ticket.vncPassword ? { password: opts.ticket.vncPassword } : undefined,
-    });
+    }));
     checkRfbInternals(this.rfb);
     overrideEncodings(this.rfb, () => this.encodingList());
     if (opts.fastPath !== false) installFastPath(this.rfb, { maxQueued: 3 });
@@ -247,4 +247,24 @@ function detectH264(): Promise<boolean> {
 
 export function h264Available(): Promise<boolean> {
   return detectH264();
+}
+
+/**
+ * noVNC creates its canvases (the visible one and the back buffer) inside its constructor with
+ * default attributes. A remote desktop is opaque: alpha:false lets the compositor skip blending,
+ * and desynchronized lets the visible canvas reach the screen without waiting for the page's frame.
+ */
+function withOpaqueCanvases<T>(enabled: boolean, make: () => T): T {
+  if (!enabled) return make();
+  const proto = HTMLCanvasElement.prototype;
+  const orig = proto.getContext;
+  proto.getContext = function (this: HTMLCanvasElement, type: string, attrs?: Record<string, unknown>) {
+    if (type !== '2d') return orig.call(this, type, attrs);
+    return orig.call(this, type, { alpha: false, ...attrs });
+  } as typeof proto.getContext;
+  try {
+    return make();
+  } finally {
+    proto.getContext = orig;
+  }
 }

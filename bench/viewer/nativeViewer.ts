@@ -1,0 +1,41 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { waitForX } from './x11';
+
+/**
+ * The reference: TigerVNC's own viewer (xtigervncviewer) on an Xvfb screen, with the same
+ * quality/compression/encoding, connected for `seconds`.
+ */
+export async function runNativeViewer(opts: { port: number; width: number; height: number; quality: number; compression: number; seconds: number; xvfbDisplay: number; beforeStop?: () => void }): Promise<void> {
+  const xvfb = spawn('Xvfb', [`:${opts.xvfbDisplay}`, '-screen', '0', `${opts.width + 16}x${opts.height + 16}x24`, '-nolisten', 'tcp'], { stdio: 'ignore', detached: true });
+  try {
+    await waitForX(opts.xvfbDisplay);
+    const viewer = spawn('xtigervncviewer', [
+      `-QualityLevel=${opts.quality}`, `-CompressLevel=${opts.compression}`, '-AutoSelect=0', '-PreferredEncoding=Tight',
+      '-Shared', '-geometry', `${opts.width}x${opts.height}+0+0`, '-SecurityTypes', 'None', `127.0.0.1::${opts.port}`,
+    ], { env: { ...process.env, DISPLAY: `:${opts.xvfbDisplay}` }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    let err = '';
+    viewer.stderr!.on('data', (d) => (err += d));
+    await new Promise((r) => setTimeout(r, opts.seconds * 1000));
+    if (viewer.exitCode !== null) throw new Error(`xtigervncviewer exited early: ${err.trim().split('\n').slice(-2).join(' ')}`);
+    opts.beforeStop?.();
+    await stop(viewer);
+  } finally {
+    await stop(xvfb);
+  }
+}
+
+export async function stop(p: ChildProcess): Promise<void> {
+  if (p.exitCode !== null || p.signalCode !== null) return;
+  const gone = new Promise((r) => p.once('exit', r));
+  try { process.kill(-p.pid!, 'SIGTERM'); } catch { /* gone */ }
+  await Promise.race([gone, new Promise((r) => setTimeout(r, 3000))]);
+  try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
+}
+
+export function freeXDisplay(from = 150): number {
+  for (let n = from; n < from + 100; n++) {
+    if (!fs.existsSync(`/tmp/.X${n}-lock`) && !fs.existsSync(`/tmp/.X11-unix/X${n}`)) return n;
+  }
+  throw new Error('no free X display for Xvfb');
+}
