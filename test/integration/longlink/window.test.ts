@@ -72,6 +72,12 @@ describe('ssh2 receive-window patch', () => {
       expect(w.target).toBeLessThanOrEqual(24 * MiB);
       // The round trip it measured includes the proxy's 2 × DELAY_MS.
       expect(w.rtt).toBeGreaterThanOrEqual(2 * DELAY_MS - 1);
+      // Per-channel ceiling: lowering it caps the target at once; nonsense is refused.
+      const setMax = (n: number) => (ch as unknown as { setWindowMax(n: number): void }).setWindowMax(n);
+      setMax(3 * MiB);
+      expect(win(ch)).toMatchObject({ max: 3 * MiB });
+      expect(win(ch)!.target).toBeLessThanOrEqual(3 * MiB);
+      expect(() => setMax(100)).toThrow(/Invalid window size/);
     } finally {
       c.end();
     }
