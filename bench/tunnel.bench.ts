@@ -10,6 +10,7 @@
  * GD_BENCH_STRICT=1 makes a missed target exit non-zero. GD_BENCH_QUICK=1 shrinks every size (smoke run).
  * GD_BENCH_DELAYS=50 (comma list, 0 = skip the loopback section) runs a subset while tuning.
  */
+import os from 'node:os';
 import { cleanupAll, startSshd } from '../test/bed';
 import { drainAndWatch, echoRtts, percentile, rssBytes, throughput } from './tunnel/measure';
 import { startOpenssh, startOurs, startProxy, startSource, type Proc } from './tunnel/procs';
@@ -76,7 +77,10 @@ async function main(): Promise<number> {
   const source = await startSource();
   const procs: Proc[] = [source];
   try {
-    console.log(`tunnel bench: sshd 127.0.0.1:${bed.port}, ${quick ? 'QUICK sizes' : 'full sizes'}, ours = connectSsh + TunnelManager in a child process, openssh = ssh -N -L`);
+    console.log(
+      `tunnel bench: sshd 127.0.0.1:${bed.port}, ${quick ? 'QUICK sizes' : 'full sizes'}, ours = connectSsh + TunnelManager in a child process, openssh = ssh -N -L; ` +
+        `${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(2)} at start`,
+    );
 
     // 1. Foundation, loopback.
     if (DELAYS_MS.includes(0)) {
@@ -127,7 +131,7 @@ async function main(): Promise<number> {
     await cleanupAll();
   }
   const failed = results.filter((r) => !r.pass);
-  console.log(`${results.length - failed.length} of ${results.length} targets met in ${f1((performance.now() - t0) / 1000)} s${failed.length ? '; missed: ' + failed.map((r) => r.line.split(':')[0]).join(', ') : ''}`);
+  console.log(`${results.length - failed.length} of ${results.length} targets met in ${f1((performance.now() - t0) / 1000)} s (load average ${os.loadavg()[0].toFixed(2)} at end)${failed.length ? '; missed: ' + failed.map((r) => r.line.split(':')[0]).join(', ') : ''}`);
   return failed.length && process.env.GD_BENCH_STRICT === '1' ? 1 : 0;
 }
 
