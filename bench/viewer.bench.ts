@@ -164,6 +164,8 @@ async function main(): Promise<void> {
           const region = { x: 0, y: 0, w: 490, h: 330 };
           await viewer.connect(name);
           await new Promise((r) => setTimeout(r, 500));
+          await viewer.pointAt(200, 150);
+          await new Promise((r) => setTimeout(r, 300));
           const lat = await viewer.keyLatencies(50, region);
           await viewer.disconnect();
           const ok = lat.filter((x) => x >= 0);
@@ -174,6 +176,8 @@ async function main(): Promise<void> {
           fs.appendFileSync(path.join(home, 'known_hosts'), `[127.0.0.1]:${proxy.port} ${bed.knownHostsLine.split(' ').slice(1).join(' ')}\n`);
           await viewer.connect('delayed');
           await new Promise((r) => setTimeout(r, 1000));
+          await viewer.pointAt(200, 150);
+          await new Promise((r) => setTimeout(r, 500));
           const dl = (await viewer.keyLatencies(50, region)).filter((x) => x >= 0);
           await viewer.disconnect();
           await proxy.stop();

@@ -16,6 +16,8 @@ export class BrowserViewer {
   static async launch(harness: Harness, viewport: { width: number; height: number }, opts: { plain?: boolean } = {}): Promise<BrowserViewer> {
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport });
+    // tsx (esbuild keepNames) wraps named inner functions in __name(); the page functions below have some.
+    await page.addInitScript('globalThis.__name = (f) => f;');
     // ?debug exposes the live viewer as window.__gpuDeskViewer for the probes below.
     await page.goto(harness.url.replace('/#', `/?debug=1${opts.plain ? '&plain=1' : ''}#`));
     await page.getByRole('heading', { name: 'Servers' }).waitFor();
@@ -101,6 +103,11 @@ export class BrowserViewer {
       }
       return out;
     }, { n, region });
+  }
+
+  /** With no window manager X focus follows the pointer: put it over the window that should get keys. */
+  async pointAt(x: number, y: number): Promise<void> {
+    await this.page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x, y } });
   }
 
   async close(): Promise<void> {
