@@ -1,21 +1,5 @@
-import type { ByteCounters } from '../../shared/models';
 import { Sparkline } from '../app/Sparkline';
-import { formatBytes, formatRate, type ViewerSample } from './stats';
-
-export interface TunnelRate {
-  inPerSec: number;
-  outPerSec: number;
-  rttMs: number | null;
-}
-
-export function tunnelRate(prev: ByteCounters | null, cur: ByteCounters): TunnelRate {
-  const dt = prev ? (cur.at - prev.at) / 1000 : 0;
-  return {
-    inPerSec: prev && dt > 0 ? (cur.bytesIn - prev.bytesIn) / dt : 0,
-    outPerSec: prev && dt > 0 ? (cur.bytesOut - prev.bytesOut) / dt : 0,
-    rttMs: cur.rttMs,
-  };
-}
+import { formatBytes, formatRate, type TunnelRate, type ViewerSample } from './stats';
 
 /** Frames, latency, round trip, bandwidth and encoding, with the last 60 s charted. */
 export function Hud({ history, tunnel, tunnelHistory }: { history: ViewerSample[]; tunnel: TunnelRate | null; tunnelHistory: number[] }) {

@@ -3,11 +3,11 @@ import type { ByteCounters, Profile, ViewerPrefs } from '../../shared/models';
 import type { AppState } from '../app/App';
 import { errorLine, useApi } from '../app/api';
 import { ViewerSession, h264Available, type ViewerState } from './rfbSession';
-import { Hud, tunnelRate, type TunnelRate } from './Hud';
+import { Hud } from './Hud';
 import { CodecPanel } from './CodecPanel';
 import { KEY_COMBOS } from './keys';
 import { loadPrefs, profileInput, savedPart, storeLocal } from './prefs';
-import type { ViewerSample } from './stats';
+import { tunnelRate, type TunnelRate, type ViewerSample } from './stats';
 
 type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 

@@ -1,3 +1,5 @@
+import type { ByteCounters } from '../../shared/models';
+
 /** One second of viewer figures, as the HUD and the adaptive controller see them. */
 export interface ViewerSample {
   at: number;
@@ -48,3 +50,19 @@ export function formatRate(bytesPerSec: number): string {
   if (bits < 1e6) return `${(bits / 1e3).toFixed(0)} kbit/s`;
   return `${(bits / 1e6).toFixed(1)} Mbit/s`;
 }
+
+export interface TunnelRate {
+  inPerSec: number;
+  outPerSec: number;
+  rttMs: number | null;
+}
+
+export function tunnelRate(prev: ByteCounters | null, cur: ByteCounters): TunnelRate {
+  const dt = prev ? (cur.at - prev.at) / 1000 : 0;
+  return {
+    inPerSec: prev && dt > 0 ? (cur.bytesIn - prev.bytesIn) / dt : 0,
+    outPerSec: prev && dt > 0 ? (cur.bytesOut - prev.bytesOut) / dt : 0,
+    rttMs: cur.rttMs,
+  };
+}
+

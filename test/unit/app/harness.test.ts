@@ -1,0 +1,166 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { cleanupAll, startSshd, startXvnc, type SshdBed, type XvncBed } from '../../bed';
+import { startHarness, type Harness } from '../../../src/harness/server';
+import type { ProfileInput } from '../../../src/shared/contract';
+
+/**
+ * The harness's IPC socket and the app services behind it, against a real sshd and a real Xvnc:
+ * authentication of the socket, hostile input, the connect flow with its prompts, and the viewer's
+ * byte channel through the SSH tunnel.
+ */
+let bed: SshdBed;
+let xvnc: XvncBed;
+let harness: Harness;
+let home: string;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-harness-test-'));
+  process.env.GPU_DESK_HOME = home;
+  [bed, xvnc] = await Promise.all([startSshd(), startXvnc({ geometry: '640x480' })]);
+  harness = await startHarness({ build: false, log: (l) => logs.push(l), deps: { sshConfigPath: null, userKnownHostsFiles: [] } });
+});
+afterAll(async () => {
+  await harness?.close();
+  await cleanupAll();
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+interface Client {
+  call(method: string, input: unknown): Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>;
+  events: { event: string; payload: Record<string, unknown> }[];
+  nextEvent(name: string): Promise<Record<string, unknown>>;
+  close(): void;
+}
+
+function open(url: string, origin: string | undefined): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, origin ? { origin } : {});
+    let id = 0;
+    const waiting = new Map<number, (v: never) => void>();
+    const events: Client['events'] = [];
+    const eventWaiters: { name: string; resolve(p: Record<string, unknown>): void }[] = [];
+    ws.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      if ('event' in m) {
+        const w = eventWaiters.findIndex((x) => x.name === m.event);
+        if (w >= 0) eventWaiters.splice(w, 1)[0].resolve(m.payload);
+        else events.push(m);
+      } else waiting.get(m.id)?.(m as never);
+    });
+    ws.once('unexpected-response', (_q, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    ws.once('error', reject);
+    ws.once('open', () => resolve({
+      call: (method, input) => new Promise((r) => { const i = ++id; waiting.set(i, r as never); ws.send(JSON.stringify({ id: i, method, input })); }),
+      events,
+      nextEvent: (name) => {
+        const i = events.findIndex((e) => e.event === name);
+        if (i >= 0) return Promise.resolve(events.splice(i, 1)[0].payload);
+        return new Promise((r) => eventWaiters.push({ name, resolve: r }));
+      },
+      close: () => ws.close(),
+    }));
+  });
+}
+
+const ipcUrl = () => harness.url.replace('http://', 'ws://').replace('/#token=', '/ipc?token=');
+
+function profile(name: string, over: Partial<ProfileInput> = {}): ProfileInput {
+  return {
+    name, host: '127.0.0.1', port: bed.port, user: bed.user, jumpHosts: [], auth: { kind: 'key-file', path: bed.userKeyPath },
+    display: {}, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [], ...over,
+  };
+}
+
+describe('harness IPC socket', () => {
+  it('needs this run’s token and our own page origin', async () => {
+    await expect(open(ipcUrl(), 'http://evil.example')).rejects.toThrow('HTTP 403');
+    await expect(open(ipcUrl(), undefined)).rejects.toThrow('HTTP 403');
+    await expect(open(ipcUrl().replace(/token=.*/, 'token=guess'), harness.origin)).rejects.toThrow('HTTP 403');
+    const c = await open(ipcUrl(), harness.origin);
+    expect(await c.call('app.info', {})).toMatchObject({ ok: true, value: { shell: 'harness' } });
+    c.close();
+  });
+
+  it('answers hostile input with clean error values', async () => {
+    const c = await open(ipcUrl(), harness.origin);
+    expect((await c.call('fs.readFile', { path: '/etc/shadow' })).error?.code).toBe('IPC_UNKNOWN_METHOD');
+    expect((await c.call('app.info', { extra: 1 })).error?.code).toBe('IPC_BAD_INPUT');
+    expect((await c.call('profiles.save', { profile: profile('x', { port: 0 }) })).error).toMatchObject({ code: 'IPC_BAD_INPUT', message: expect.stringContaining('port') });
+    expect((await c.call('profiles.save', { profile: profile('x', { host: '$(id)' }) })).error?.code).toBe('IPC_BAD_INPUT');
+    expect((await c.call('viewer.open', { connectionId: 'c1', display: 1 })).error?.code).toBe('NOT_CONNECTED');
+    expect((await c.call('app.openExternal', { url: 'file:///etc/passwd' })).error?.code).toBe('IPC_BAD_INPUT');
+    expect((await c.call('prompts.answer', { promptId: 'nope', answer: { kind: 'secret', value: 'x'.repeat(5000) } })).error?.code).toBe('IPC_BAD_INPUT');
+    c.close();
+  });
+});
+
+describe('connect flow and viewer channel (real sshd, real Xvnc)', () => {
+  it('asks about the unknown host key with its fingerprint, connects once accepted, and tunnels RFB to the viewer channel', async () => {
+    const c = await open(ipcUrl(), harness.origin);
+    const saved = await c.call('profiles.save', { profile: profile('bed') });
+    expect(saved.ok).toBe(true);
+    const id = (saved.value as { id: string }).id;
+    const opening = c.call('connections.open', { profileId: id });
+    const prompt = await c.nextEvent('prompt');
+    expect(prompt).toMatchObject({ kind: 'hostKey', fingerprint: bed.hostKeyFingerprint, port: bed.port });
+    expect((await c.call('prompts.answer', { promptId: prompt.promptId, answer: { kind: 'secret', value: 'x' } })).error?.code).toBe('BAD_ARGUMENT');
+    expect((await c.call('prompts.answer', { promptId: prompt.promptId, answer: { kind: 'hostKey', decision: 'accept-once' } })).ok).toBe(true);
+    const conn = await opening;
+    expect(conn).toMatchObject({ ok: true, value: { state: 'ready', profileId: id } });
+    // accept-once: nothing written to the app's known_hosts.
+    expect(fs.existsSync(path.join(home, 'known_hosts')) ? fs.readFileSync(path.join(home, 'known_hosts'), 'utf8') : '').not.toContain(String(bed.port));
+    const connectionId = (conn.value as { id: string }).id;
+
+    const ticket = (await c.call('viewer.open', { connectionId, display: xvnc.display })).value as { url: string; viewerId: string; vncPassword: string | null };
+    expect(ticket.url).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:${harness.port}/vnc/`));
+    expect(ticket.vncPassword).toBeNull();
+    const banner = await new Promise<string>((resolve, reject) => {
+      const ws = new WebSocket(ticket.url, { origin: harness.origin });
+      ws.once('message', (d: Buffer) => { resolve(d.toString('latin1')); ws.close(); });
+      ws.once('error', reject);
+    });
+    expect(banner).toMatch(/^RFB 003\.00\d\n/);
+    const stats = (await c.call('viewer.stats', { viewerId: ticket.viewerId })).value as { bytesIn: number };
+    expect(stats.bytesIn).toBeGreaterThanOrEqual(12);
+
+    expect((await c.call('connections.close', { connectionId })).ok).toBe(true);
+    expect((await c.call('connections.list', {})).value).toEqual([]);
+    c.close();
+  });
+
+  it('a password login goes through the password prompt and the password appears in no log line', async () => {
+    if (!bed.password) {
+      console.warn('password login test cannot run: the bed runs without root, so its account has no password');
+      return;
+    }
+    fs.appendFileSync(path.join(home, 'known_hosts'), `${bed.knownHostsLine}\n`);
+    const c = await open(ipcUrl(), harness.origin);
+    const saved = await c.call('profiles.save', { profile: profile('bed-pw', { auth: { kind: 'password', remember: false } }) });
+    const opening = c.call('connections.open', { profileId: (saved.value as { id: string }).id });
+    // PAM on the bed offers keyboard-interactive ("Password:") before plain password auth.
+    const ask = await c.nextEvent('prompt');
+    expect(['password', 'keyboardInteractive']).toContain(ask.kind);
+    const answer = (v: string | null) => (ask.kind === 'password' ? { kind: 'secret', value: v } : { kind: 'answers', values: v === null ? null : [v] });
+    await c.call('prompts.answer', { promptId: ask.promptId, answer: answer(bed.password) });
+    const conn = await opening;
+    expect(conn.ok).toBe(true);
+    // A wrong answer to a fresh attempt is an AUTH_FAILED value, not a hang.
+    await c.call('connections.close', { connectionId: (conn.value as { id: string }).id });
+    const again = c.call('connections.open', { profileId: (saved.value as { id: string }).id });
+    for (let i = 0; i < 3; i++) {
+      const p = await Promise.race([c.nextEvent('prompt'), again.then(() => null)]);
+      if (!p) break;
+      const v = i < 2 ? 'wrong-password' : null;
+      await c.call('prompts.answer', { promptId: p.promptId, answer: p.kind === 'keyboardInteractive' ? { kind: 'answers', values: v === null ? null : [v] } : { kind: 'secret', value: v } });
+    }
+    expect((await again).error?.code).toBe('AUTH_FAILED');
+    expect(logs.join('\n')).not.toContain(bed.password);
+    expect(fs.readFileSync(path.join(home, 'profiles.json'), 'utf8')).not.toContain(bed.password);
+    c.close();
+  });
+});
