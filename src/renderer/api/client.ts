@@ -10,11 +10,22 @@ declare global {
 }
 
 const TOKEN_KEY = 'gpu-desk.harness-token';
+const AUTOCONNECT_KEY = 'gpu-desk.autoconnect';
+
+/** A profile id the page was opened to connect to (once). */
+export function takeAutoConnect(): string | null {
+  const id = sessionStorage.getItem(AUTOCONNECT_KEY);
+  sessionStorage.removeItem(AUTOCONNECT_KEY);
+  return id;
+}
 
 /** The Electron bridge when present, else the harness's WebSocket client: same interface. */
 export async function getApi(): Promise<GpuDeskApi> {
   if (window.gpuDesk) return fromBridge(window.gpuDesk);
   const m = /(?:^#|&)token=([A-Za-z0-9_-]+)/.exec(location.hash);
+  // `npm run demo` opens the app with a profile to connect to straight away.
+  const auto = /(?:^#|&)connect=([A-Za-z0-9_.:-]+)/.exec(location.hash);
+  if (auto) sessionStorage.setItem(AUTOCONNECT_KEY, auto[1]);
   if (m) {
     sessionStorage.setItem(TOKEN_KEY, m[1]);
     // Keep the token out of the address bar (screenshots, copy-paste).

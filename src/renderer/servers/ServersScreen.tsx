@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { takeAutoConnect } from '../api/client';
 import type { Profile } from '../../shared/models';
 import type { AppState } from '../app/App';
 import { errorCode, errorLine, useApi } from '../app/api';
@@ -16,6 +17,16 @@ export function ServersScreen({ state }: { state: AppState }) {
   const [error, setError] = useState<string | null>(null);
   const [keyChanged, setKeyChanged] = useState<{ profile: string; message: string; fix?: string } | null>(null);
   const [removing, setRemoving] = useState<Profile | null>(null);
+
+  const auto = useRef<string | null | undefined>(undefined);
+  useEffect(() => {
+    if (auto.current === undefined) auto.current = takeAutoConnect();
+    const p = auto.current ? state.profiles.find((x) => x.id === auto.current) : undefined;
+    if (p) {
+      auto.current = null;
+      void connect(p);
+    }
+  });
 
   const connOf = (p: Profile) => state.connections.filter((c) => c.profileId === p.id && c.state !== 'closed').at(-1);
 
