@@ -60,6 +60,24 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   await page.waitForTimeout(2500); // a few polls, so the charts have points
   await env.shot(page, 'gpu-cards-shim');
 
+  // The set-up wizard: the whole plan (every command and why) before anything runs; then the sudo
+  // password; then per-step progress. The bed account has no sudo rights, so the first step that
+  // needs root stops the run with its output and nothing on the server changes.
+  await page.getByRole('tab', { name: 'Set-up' }).click();
+  await page.getByRole('button', { name: 'Make the plan' }).click();
+  const wizard = page.getByTestId('setup-wizard');
+  await expect(wizard.getByRole('heading', { name: /VirtualGL/ }).first()).toBeVisible({ timeout: 30_000 });
+  await expect(wizard.getByRole('button', { name: 'Continue' })).toBeDisabled();
+  await env.shot(page, 'setup-plan-review');
+  await wizard.getByLabel(/I have reviewed these commands/).check();
+  await wizard.getByRole('button', { name: 'Continue' }).click();
+  await wizard.getByLabel('sudo password').fill('not-the-password');
+  await env.shot(page, 'setup-sudo');
+  await wizard.getByRole('button', { name: 'Apply the plan' }).click();
+  await expect(wizard.getByRole('alert')).toContainText('Stopped', { timeout: 60_000 });
+  await expect(wizard.locator('.st-failed')).toHaveCount(1);
+  await env.shot(page, 'setup-result');
+
   // Start a desktop on the bed's real TigerVNC.
   await page.getByRole('tab', { name: 'Desktops' }).click();
   await page.getByLabel('Size').fill('1024x768');
