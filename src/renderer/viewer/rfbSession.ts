@@ -184,7 +184,8 @@ export class ViewerSession {
     this.rfb.viewOnly = p.viewOnly;
     this.rfb.scaleViewport = p.scale === 'fit';
     this.rfb.resizeSession = p.scale === 'remote';
-    this.rfb.clipViewport = p.scale === 'native';
+    // 1:1 shows the whole remote screen at its size; noVNC's screen element scrolls when it is larger.
+    this.rfb.clipViewport = false;
     this.rfb.dragViewport = false;
     if (codecChanged) this.sendEncodings();
   }
