@@ -77,10 +77,17 @@ export function rssBytes(pid: number): number {
 }
 
 /**
- * Reads `fastBytes` as fast as possible, then drains at `rate` bytes/s for `slowSecs` while the
- * server keeps sending; samples `pid`'s RSS every 20 ms throughout. Returns the peak.
+ * Reads `fastBytes` as fast as possible (the window grows), then drains at `rate` bytes/s for
+ * `slowSecs` while the server keeps sending; samples `pid`'s RSS every 20 ms. Returns the peak
+ * of each phase: the slow one is the figure asked for, the fast one says how much is GC lag.
  */
-export async function drainAndWatch(port: number, pid: number, fastBytes: number, rate: number, slowSecs: number): Promise<{ peak: number; slowBytes: number }> {
+export async function drainAndWatch(
+  port: number,
+  pid: number,
+  fastBytes: number,
+  rate: number,
+  slowSecs: number,
+): Promise<{ peakFast: number; peakSlow: number; slowBytes: number }> {
   const s = await connect(port);
   sendRequest(s, 2 ** 40);
   let peak = rssBytes(pid);
@@ -93,6 +100,8 @@ export async function drainAndWatch(port: number, pid: number, fastBytes: number
     };
     s.on('data', onData);
   });
+  const peakFast = Math.max(peak, rssBytes(pid));
+  peak = 0;
   // 1 MiB/s: take a chunk, then stay paused for as long as that chunk "costs".
   const slowStart = got;
   const t0 = performance.now();
@@ -107,6 +116,7 @@ export async function drainAndWatch(port: number, pid: number, fastBytes: number
     s.resume();
   });
   clearInterval(sampler);
+  const peakSlow = Math.max(peak, rssBytes(pid));
   s.destroy();
-  return { peak, slowBytes: got - slowStart };
+  return { peakFast, peakSlow, slowBytes: got - slowStart };
 }
