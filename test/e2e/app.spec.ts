@@ -3,6 +3,7 @@ import net from 'node:net';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
+import { startXvnc } from '../bed';
 import { addProfile, expect, test } from './fixtures';
 
 /** Bright (text) pixels in a framebuffer rectangle of the viewer's canvas. */
@@ -218,6 +219,37 @@ test('import a host from ~/.ssh/config; edit and remove profiles; dark theme', a
   await page.getByRole('dialog', { name: 'Remove bed-renamed?' }).getByRole('button', { name: 'Remove' }).click();
   await expect(page.getByTestId('server-bed-renamed')).toHaveCount(0);
   await page.getByLabel('Colour theme').selectOption('light');
+});
+
+test('viewer states: reconnecting while the server is down, connected again, lost when the desktop is gone', async ({ page, env }) => {
+  const xvnc = await startXvnc({ geometry: '800x600', clients: [['xterm', '-geometry', '60x10+0+0']] });
+  fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
+  await env.harness.core.handlers()['profiles.save']({
+    profile: {
+      name: 'desk', host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.userKeyPath },
+      display: { number: xvnc.display }, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
+    },
+  });
+  await page.goto(env.harness.url);
+  // A profile with a default display: Connect goes straight to that desktop.
+  await page.getByRole('button', { name: 'Connect to desk' }).click();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+
+  await env.bed.kill();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('reconnecting', { timeout: 30_000 });
+  await expect(page.getByRole('status').filter({ hasText: 'Reconnecting…' })).toBeVisible();
+  await env.shot(page, 'viewer-reconnecting');
+  await env.bed.restart();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 60_000 });
+
+  await xvnc.stop();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('lost', { timeout: 30_000 });
+  await expect(page.getByRole('alert')).toContainText(`Display :${xvnc.display} is not running`);
+  await expect(page.getByRole('button', { name: 'Reconnect' })).toBeVisible();
+  await env.shot(page, 'viewer-lost');
+  await page.getByRole('button', { name: 'Back to the server' }).click();
+  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+  await expect(page.getByTestId('server-desk')).toContainText('Not connected');
 });
 
 function countAccepted(logPath: string): number {

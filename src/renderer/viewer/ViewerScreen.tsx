@@ -45,6 +45,8 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
   const [gen, setGen] = useState(0);
   const retries = useRef(0);
   const conn = state.connections.find((c) => c.id === connectionId);
+  const sshStateRef = useRef(conn?.state);
+  sshStateRef.current = conn?.state;
 
   useEffect(() => {
     void h264Available().then(setH264);
@@ -74,7 +76,7 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
       } catch (e) {
         if (cancelled) return;
         const line = errorLine(e);
-        if (/NOT_CONNECTED/.test((e as { code?: string }).code ?? '') && conn?.state === 'reconnecting') retry(line);
+        if ((e as { code?: string }).code === 'NOT_CONNECTED' && sshStateRef.current === 'reconnecting') retry(line);
         else { setPhase('lost'); setWhy(line); }
         return;
       }
@@ -100,7 +102,9 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
             s.focus();
           } else if (st === 'disconnected') {
             if (detail?.reason) { setPhase('lost'); setWhy(detail.reason); }
-            else if (detail?.clean) { setPhase('lost'); setWhy('The remote desktop closed the connection (the session may have been stopped).'); }
+            else if (s.channel.closeCode === 1011 && sshStateRef.current === 'ready') { setPhase('lost'); setWhy(`Display :${display} is not running on the server (${s.channel.closeReason || 'nothing listens on its port'}).`); }
+            // Anything else is retried: a dropped SSH link comes back, and a desktop that is gone
+            // shows up on the next attempt as 1011 (nothing listens on its port) → lost.
             else retry('The connection to the desktop dropped.');
           }
         },

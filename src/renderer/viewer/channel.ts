@@ -18,6 +18,9 @@ export class CountingChannel implements RfbChannel {
   onerror: ((e: Event) => void) | null = null;
   onclose: ((e: CloseEvent) => void) | null = null;
   readonly stats: ChannelStats = { bytesIn: 0, bytesOut: 0, messagesIn: 0 };
+  /** How the socket closed (1011: the app could not reach the VNC session through the tunnel). */
+  closeCode: number | null = null;
+  closeReason = '';
   private readonly ws: WebSocket;
 
   constructor(url: string) {
@@ -25,7 +28,11 @@ export class CountingChannel implements RfbChannel {
     this.ws.binaryType = 'arraybuffer';
     this.ws.onopen = (e) => this.onopen?.(e);
     this.ws.onerror = (e) => this.onerror?.(e);
-    this.ws.onclose = (e) => this.onclose?.(e);
+    this.ws.onclose = (e) => {
+      this.closeCode = e.code;
+      this.closeReason = e.reason;
+      this.onclose?.(e);
+    };
     this.ws.onmessage = (e: MessageEvent<ArrayBuffer>) => {
       this.stats.bytesIn += e.data.byteLength;
       this.stats.messagesIn++;
