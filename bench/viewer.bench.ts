@@ -20,6 +20,7 @@ import { parseEncodeStats } from './viewer/xvncLog';
 import { freeXDisplay, runNativeViewer, stop } from './viewer/nativeViewer';
 import { BrowserViewer } from './viewer/browserViewer';
 import { cpuDiff, cpuSnapshot, VIEWER_PROCS } from './viewer/cpu';
+import { measureChannel } from './viewer/channel';
 
 const SHOW_CPU = process.argv.includes('--cpu');
 
@@ -87,6 +88,10 @@ async function main(): Promise<void> {
   line(`bench:viewer — ${os.cpus().length} CPUs, ${SECONDS} s per run, ${ROUNDS} rounds alternating, quality ${QUALITY}, compression ${COMPRESSION}, Tight`);
   const children: ChildProcess[] = [];
   try {
+    if (want('channel')) {
+      const c = await measureChannel();
+      line(`viewer byte channel (token-guarded loopback WebSocket, no SSH): 64-byte round trip ${fmt(c.channelRttUs, 0)} us vs ${fmt(c.directRttUs, 0)} us direct TCP; bulk ${fmt(c.channelMiBs, 0)} MiB/s vs ${fmt(c.directMiBs, 0)} MiB/s (ratio ${fmt(c.channelMiBs / c.directMiBs, 2)}x)`);
+    }
     const sizes = ([[1280, 720], [1920, 1080]] as const).filter(([w]) => want('motion') || (w === 1280 && (want('latency') || want('connect') || want('adaptive'))));
     for (const [w, h] of sizes) {
       const xvnc = await startXvnc({ geometry: `${w}x${h}` });
