@@ -34,6 +34,7 @@ function report(line: string, pass: boolean | null): void {
   console.log(full);
 }
 const f1 = (x: number) => x.toFixed(1);
+const signed = (x: number) => (x < 0 ? '' : '+') + x.toFixed(1);
 const ms = (x: number) => (x < 10 ? x.toFixed(3) : x.toFixed(1));
 
 type Party = { name: 'ours' | 'openssh'; proc: Proc };
@@ -118,7 +119,7 @@ async function main(): Promise<number> {
         const ssh = await drainAndWatch(openssh.proc.port, openssh.proc.pid, DRAIN_FAST_BYTES, DRAIN_RATE, DRAIN_SECS);
         report(
           `peak RSS while a reader drains at 1 MiB/s (50 ms each way, ${f1(o.slowBytes / MiB)} MiB in ${DRAIN_SECS} s, after ${DRAIN_FAST_BYTES / MiB} MiB at full speed): ` +
-            `ours +${f1((o.peakSlow - idle) / MiB)} MiB over idle ${f1(idle / MiB)} MiB (+${f1((o.peakFast - idle) / MiB)} MiB in the fast phase; ` +
+            `ours ${signed((o.peakSlow - idle) / MiB)} MiB over idle ${f1(idle / MiB)} MiB (${signed((o.peakFast - idle) / MiB)} MiB in the fast phase; ` +
             `openssh peak ${f1(ssh.peakSlow / MiB)} MiB) (target < ${RSS_BUDGET / MiB} MiB)`,
           o.peakSlow - idle < RSS_BUDGET,
         );
