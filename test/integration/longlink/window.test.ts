@@ -152,14 +152,16 @@ describe('backpressure: a slow reader keeps the tunnel process bounded', () => {
       await new Promise((r) => setTimeout(r, 1000));
       const sentDuringStall = svc.sent - sentBefore;
 
-      // 1 MiB/s reader for 2 s.
+      // 1 MiB/s reader for 3 s.
+      const consumedBeforeSlow = consumed;
+      const sentBeforeSlow = svc.sent;
       reader.on('data', (d: Buffer) => {
         consumed += d.length;
         reader.pause();
         setTimeout(() => reader.resume(), (d.length / MiB) * 1000);
       });
       reader.resume();
-      await new Promise((r) => setTimeout(r, 2000));
+      await new Promise((r) => setTimeout(r, 3000));
       clearInterval(sampler);
       sample();
 
@@ -168,6 +170,9 @@ describe('backpressure: a slow reader keeps the tunnel process bounded', () => {
       expect(worstOutstanding).toBeLessThanOrEqual(0);
       expect(worstHeld).toBeLessThanOrEqual(CHANNEL_WINDOW_MAX + 64 * 1024);
       expect(sentDuringStall).toBeLessThan(1 * MiB);
+      // …and sends again once the reader reads: window is re-granted as buffered data is consumed.
+      expect(consumed - consumedBeforeSlow).toBeGreaterThan(MiB);
+      expect(svc.sent - sentBeforeSlow).toBeGreaterThan(0);
       // Sent but not consumed: the window plus kernel socket buffers on the way, not the stream.
       expect(svc.sent - sentAtStart - consumed).toBeLessThan(CHANNEL_WINDOW_MAX + 32 * MiB);
       reader.destroy();
