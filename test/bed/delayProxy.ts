@@ -37,6 +37,9 @@ export async function startDelayProxy(opts: DelayProxyOptions): Promise<DelayPro
     let lastRelease = 0;
     let srcEnded = false;
     let waitingDrain = false;
+    const endIfDone = () => {
+      if (srcEnded && line.length === 0 && !dst.writableEnded) dst.end();
+    };
 
     const schedule = () => {
       if (timer || waitingDrain || line.length === 0) return;
@@ -53,7 +56,7 @@ export async function startDelayProxy(opts: DelayProxyOptions): Promise<DelayPro
         if (waitingDrain) break;
       }
       if (lineBytes < MAX_QUEUED_PER_DIRECTION && !waitingDrain) src.resume();
-      if (line.length === 0 && srcEnded) dst.end();
+      endIfDone();
       schedule();
     };
     dst.on('drain', () => {
@@ -76,7 +79,7 @@ export async function startDelayProxy(opts: DelayProxyOptions): Promise<DelayPro
     });
     src.on('end', () => {
       srcEnded = true;
-      if (line.length === 0) dst.end();
+      endIfDone();
     });
   };
 
