@@ -154,8 +154,11 @@ async function main(): Promise<void> {
       }
 
       if (w === 1280 && (want('latency') || want('connect'))) {
-        const term = xvnc.run(['xterm', '-geometry', '80x24+0+0', '-e', 'cat']);
-        children.push(term);
+        // A fresh session: after ffplay (SDL takes the X input focus) an X server without a window
+        // manager is left with focus None and would drop the probe's keys.
+        const keyDesk = await startXvnc({ geometry: `${w}x${h}`, clients: [['xterm', '-geometry', '80x24+0+0', '-e', 'cat']] });
+        await viewer.addProfile(profile('keys', bed.port, bed.user, bed.userKeyPath, keyDesk.display));
+        const name = 'keys';
         await new Promise((r) => setTimeout(r, 1000));
         if (want('connect')) {
           const times: number[] = [];
@@ -177,7 +180,7 @@ async function main(): Promise<void> {
           line(`key-to-screen, loopback: median ${fmt(median(ok))} ms of ${ok.length} (p90 ${fmt(median(ok.slice().sort((a, b) => a - b).slice(Math.floor(ok.length * 0.8))))} ms${ok.length < lat.length ? `, ${lat.length - ok.length} not seen within 3 s` : ''}) (target <= 30 ms)`);
 
           const proxy = await startDelayProxy({ targetPort: bed.port, delayMs: 50 });
-          await viewer.addProfile(profile('delayed', proxy.port, bed.user, bed.userKeyPath, xvnc.display));
+          await viewer.addProfile(profile('delayed', proxy.port, bed.user, bed.userKeyPath, keyDesk.display));
           fs.appendFileSync(path.join(home, 'known_hosts'), `[127.0.0.1]:${proxy.port} ${bed.knownHostsLine.split(' ').slice(1).join(' ')}\n`);
           await viewer.connect('delayed');
           await new Promise((r) => setTimeout(r, 1000));
@@ -188,7 +191,7 @@ async function main(): Promise<void> {
           await proxy.stop();
           line(`key-to-screen, 50 ms each way (100 ms round trip): median ${fmt(median(dl))} ms of ${dl.length} (target <= 130 ms)`);
         }
-        await stop(term);
+        await keyDesk.stop();
       }
 
       if (w === 1280 && want('adaptive')) {

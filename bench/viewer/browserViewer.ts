@@ -13,13 +13,13 @@ export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-backgr
 export class BrowserViewer {
   private constructor(private readonly browser: Browser, readonly page: Page, private readonly harness: Harness) {}
 
-  static async launch(harness: Harness, viewport: { width: number; height: number }, opts: { plain?: boolean } = {}): Promise<BrowserViewer> {
+  static async launch(harness: Harness, viewport: { width: number; height: number }, opts: { plain?: boolean; query?: string } = {}): Promise<BrowserViewer> {
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport });
     // tsx (esbuild keepNames) wraps named inner functions in __name(); the page functions below have some.
     await page.addInitScript('globalThis.__name = (f) => f;');
     // ?debug exposes the live viewer as window.__gpuDeskViewer for the probes below.
-    await page.goto(harness.url.replace('/#', `/?debug=1${opts.plain ? '&plain=1' : ''}#`));
+    await page.goto(harness.url.replace('/#', `/?debug=1${opts.plain ? '&plain=1' : ''}${opts.query ?? ''}#`));
     await page.getByRole('heading', { name: 'Servers' }).waitFor();
     return new BrowserViewer(browser, page, harness);
   }

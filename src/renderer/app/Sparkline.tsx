@@ -1,14 +1,16 @@
 /** A small line chart of the last N values (SVG; no chart library, CSP-safe). */
-export function Sparkline(props: { values: (number | null)[]; max?: number; width?: number; height?: number; label: string; unit?: string; color?: string }) {
+export function Sparkline(props: { values: (number | null)[]; max?: number; width?: number; height?: number; label: string; unit?: string; color?: string; slots?: number }) {
   const w = props.width ?? 240;
   const h = props.height ?? 48;
   const vals = props.values;
   const max = props.max ?? Math.max(1, ...vals.map((v) => v ?? 0));
-  const n = Math.max(vals.length, 2);
+  // A fixed time axis (one slot per sample, newest at the right edge) so the chart fills as time passes.
+  const n = Math.max(props.slots ?? 60, vals.length, 2);
+  const first = n - vals.length;
   const pts: string[] = [];
   vals.forEach((v, i) => {
     if (v === null) return;
-    const x = (i / (n - 1)) * w;
+    const x = ((first + i) / (n - 1)) * w;
     const y = h - Math.min(1, v / max) * (h - 2) - 1;
     pts.push(`${x.toFixed(1)},${y.toFixed(1)}`);
   });

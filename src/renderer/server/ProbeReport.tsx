@@ -1,6 +1,7 @@
 import type { ServerReportView } from '../../shared/models';
 
 const SEV_LABEL = { error: 'Problem', warning: 'Warning', info: 'Note' } as const;
+const SEV_ORDER = { error: 0, warning: 1, info: 2 } as const;
 
 export function ProbeReport({ report, probing, error, onSetup }: { report: ServerReportView | null; probing: boolean; error: string | null; onSetup(): void }) {
   if (error) return <p className="banner error" role="alert">{error}</p>;
@@ -11,7 +12,7 @@ export function ProbeReport({ report, probing, error, onSetup }: { report: Serve
       <h2>Findings</h2>
       {r.findings.length === 0 ? <p>Nothing to fix: this server is ready for GPU desktops.</p> : (
         <ul className="findings">
-          {r.findings.map((f) => (
+          {[...r.findings].sort((a, b) => SEV_ORDER[a.severity] - SEV_ORDER[b.severity]).map((f) => (
             <li key={f.code} className={`finding sev-${f.severity}`} data-code={f.code}>
               <p><span className="sev">{SEV_LABEL[f.severity]}</span> {f.message}</p>
               <p className="fix"><strong>Fix:</strong> {f.fix}</p>

@@ -42,7 +42,10 @@ export function checkRfbInternals(rfb: RFB): void {
   const r = internals(rfb);
   const missing = ['_sendEncodings', '_handleRect', '_display', '_sock', '_FBU'].filter((k) => !(k in r));
   const d = r._display as unknown as Record<string, unknown> | undefined;
-  if (d) missing.push(...['imageRect', 'drawImage', 'pending', 'flip', '_renderQPush', '_damage'].filter((k) => typeof d[k] !== 'function'));
+  if (d) {
+    missing.push(...['imageRect', 'drawImage', 'pending', 'flip', '_renderQPush', '_damage'].filter((k) => typeof d[k] !== 'function'));
+    missing.push(...['_drawCtx', '_renderQ'].filter((k) => !d[k]));
+  }
   if (missing.length) throw new Error(`noVNC internals changed (missing ${missing.join(', ')}): update src/renderer/viewer/rfbPatches.ts`);
 }
 
