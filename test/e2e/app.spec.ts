@@ -252,6 +252,30 @@ test('viewer states: reconnecting while the server is down, connected again, los
   await expect(page.getByTestId('server-desk')).toContainText('Not connected');
 });
 
+test('an encrypted key asks for its passphrase in a dialog; the secret is kept nowhere', async ({ page, env }) => {
+  fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
+  await env.harness.core.handlers()['profiles.save']({
+    profile: {
+      name: 'enc', host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.encryptedKeyPath },
+      display: {}, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
+    },
+  });
+  await page.goto(env.harness.url);
+  await page.getByRole('button', { name: 'Connect to enc' }).click();
+  const ask = page.getByTestId('secret-prompt');
+  await expect(ask).toBeVisible();
+  await expect(ask.getByLabel(/Passphrase for/)).toHaveAttribute('type', 'password');
+  await env.shot(page, 'passphrase-prompt');
+  await ask.getByLabel(/Passphrase for/).fill(env.bed.userKeyPassphrase);
+  await ask.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('heading', { name: 'enc', level: 1 })).toBeVisible({ timeout: 20_000 });
+  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+  for (const f of fs.readdirSync(env.home)) {
+    const p = path.join(env.home, f);
+    if (fs.statSync(p).isFile()) expect(fs.readFileSync(p, 'utf8')).not.toContain(env.bed.userKeyPassphrase);
+  }
+});
+
 function countAccepted(logPath: string): number {
   return (fs.readFileSync(logPath, 'utf8').match(/Accepted /g) ?? []).length;
 }
