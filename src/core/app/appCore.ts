@@ -54,6 +54,7 @@ interface Live {
 interface Viewer {
   id: string;
   connectionId: string;
+  display: number;
   counters: ChannelCounters;
 }
 
@@ -115,7 +116,7 @@ export class AppCore {
       'sessions.kill': async ({ connectionId, display }) => {
         const l = this.ready(connectionId);
         for (const v of [...this.viewers.values()]) {
-          if (v.connectionId === connectionId) this.closeViewer(v.id);
+          if (v.connectionId === connectionId && v.display === display) this.closeViewer(v.id);
         }
         await this.deps.remote.killSession(l.conn!, display);
         l.vncPasswords.delete(display);
@@ -304,7 +305,7 @@ export class AppCore {
     }
     const remotePort = 5900 + display;
     const ticket = this.deps.hub.register((): Promise<Duplex> => conn.forwardOut('127.0.0.1', remotePort));
-    this.viewers.set(ticket.id, { id: ticket.id, connectionId, counters: ticket.counters });
+    this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters });
     const pw = l.vncPasswords.get(display) ?? null;
     if (pw?.once) l.vncPasswords.delete(display);
     return {
