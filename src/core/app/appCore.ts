@@ -87,6 +87,8 @@ export class AppCore {
       'profiles.save': (i) => this.saveProfile(i),
       'profiles.remove': async ({ id }) => {
         const p = await this.profileById(id);
+        // A removed server is disconnected too: nothing stays open for a profile the user cannot see.
+        for (const l of [...this.live.values()]) if (l.profile.id === id) await this.close(l.id);
         await this.deps.profiles.remove(p.name);
       },
       'profiles.sshConfigHosts': async ({ path }) => listSshConfigHosts(this.deps.profiles, path ?? this.deps.sshConfigPath ?? undefined),
