@@ -16,8 +16,11 @@ import type { CipherAlgorithm } from 'ssh2';
 
 /** Opening window, as OpenSSH: small channels (exec, probes) never need more. */
 export const CHANNEL_WINDOW = 2 * 1024 * 1024;
-/** Ceiling: 32 MiB keeps ≥ 160 MiB/s possible at 200 ms round trip, beyond what one core encrypts. */
-export const CHANNEL_WINDOW_MAX = 32 * 1024 * 1024;
+/**
+ * Ceiling: 16 MiB keeps ≥ 80 MiB/s possible at 200 ms round trip (a perceptually lossless full-HD
+ * stream wants 20–50 MB/s) while bounding what one slow viewer can make the app hold.
+ */
+export const CHANNEL_WINDOW_MAX = 16 * 1024 * 1024;
 
 export const CIPHERS: CipherAlgorithm[] = [
   'aes128-gcm@openssh.com',

@@ -154,7 +154,9 @@ describe('backpressure: a slow reader keeps the tunnel process bounded', () => {
 
       // 1 MiB/s reader for 3 s.
       const consumedBeforeSlow = consumed;
-      const sentBeforeSlow = svc.sent;
+      // Bytes that arrived on the channel, at the SSH level (sshd's own buffers hide it from svc.sent).
+      const received = () => win(ch)!.granted - incoming(ch);
+      const receivedBeforeSlow = received();
       reader.on('data', (d: Buffer) => {
         consumed += d.length;
         reader.pause();
@@ -162,6 +164,11 @@ describe('backpressure: a slow reader keeps the tunnel process bounded', () => {
       });
       reader.resume();
       await new Promise((r) => setTimeout(r, 3000));
+      // The sender resumes once the reader has drained what the app holds below the (shrunk) target:
+      // at 1 MiB/s that takes up to the ceiling's worth of seconds.
+      for (let waited = 0; received() === receivedBeforeSlow && waited < (CHANNEL_WINDOW_MAX / MiB + 8) * 1000; waited += 250) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
       clearInterval(sampler);
       sample();
 
@@ -172,7 +179,7 @@ describe('backpressure: a slow reader keeps the tunnel process bounded', () => {
       expect(sentDuringStall).toBeLessThan(1 * MiB);
       // …and sends again once the reader reads: window is re-granted as buffered data is consumed.
       expect(consumed - consumedBeforeSlow).toBeGreaterThan(MiB);
-      expect(svc.sent - sentBeforeSlow).toBeGreaterThan(0);
+      expect(received() - receivedBeforeSlow).toBeGreaterThan(0);
       // Sent but not consumed: the window plus kernel socket buffers on the way, not the stream.
       expect(svc.sent - sentAtStart - consumed).toBeLessThan(CHANNEL_WINDOW_MAX + 32 * MiB);
       reader.destroy();
@@ -180,5 +187,5 @@ describe('backpressure: a slow reader keeps the tunnel process bounded', () => {
       server.close();
       await conn.close();
     }
-  }, 120_000);
+  }, 180_000);
 });
