@@ -18,6 +18,7 @@ async function run(): Promise<void> {
       await store.update((doc) => {
         for (const p of doc.profiles) p.port = (p.port % 60000) + 1;
       });
+      process.stdout.write('wrote\n');
     }
   }
   if (mode === 'add') {

@@ -33,8 +33,13 @@ function startWorker(args: string[]) {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal, out, err })),
   );
+  const wrote = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', () => out.includes('wrote\n') && resolve());
+    child.once('exit', () => reject(new Error('worker exited before its first write')));
+  });
   ready.catch(() => {});
-  return { child, ready, exited };
+  wrote.catch(() => {});
+  return { child, ready, wrote, exited };
 }
 
 /** Parse exactly as the app does, but with no recovery: a torn file must fail here. */
@@ -76,6 +81,9 @@ describe('crash safety', () => {
       // Both lock kinds must also survive a holder that died holding them.
       const w = startWorker(['loop', file, round % 2 ? 'file' : 'socket']);
       await w.ready;
+      // Half the kills land right after start (often mid-write); the other half after at least one
+      // complete write, so progress is certain however slow a loaded machine makes each write.
+      if (round % 4 >= 2) await w.wrote;
       await new Promise((r) => setTimeout(r, Math.random() * 12));
       w.child.kill('SIGKILL');
       const r = await w.exited;
