@@ -13,8 +13,8 @@ export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-backgr
 export class BrowserViewer {
   private constructor(private readonly browser: Browser, readonly page: Page, private readonly harness: Harness) {}
 
-  static async launch(harness: Harness, viewport: { width: number; height: number }, opts: { plain?: boolean; query?: string } = {}): Promise<BrowserViewer> {
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  static async launch(harness: Harness, viewport: { width: number; height: number }, opts: { plain?: boolean; query?: string; args?: string[] } = {}): Promise<BrowserViewer> {
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...(opts.args ?? [])] });
     const page = await browser.newPage({ viewport });
     // tsx (esbuild keepNames) wraps named inner functions in __name(); the page functions below have some.
     await page.addInitScript('globalThis.__name = (f) => f;');
