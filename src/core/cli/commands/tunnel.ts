@@ -91,22 +91,24 @@ async function run(args: string[], io: CliIo): Promise<number> {
     throw e;
   }
 
-  const fwd = extra.map((t) => ({ local: `127.0.0.1:${t.localPort}`, remote: `${t.remoteHost}:${t.remotePort}` }));
-  if (main) {
-    emit({ event: 'listening', local: `127.0.0.1:${main.localPort}`, remote: `${main.remoteHost}:${main.remotePort}`, display: main.display, ...(fwd.length ? { forwards: fwd } : {}) });
-  } else {
-    emit({ event: 'listening', forwards: fwd });
-  }
-  human(`Connected to ${conn.label}.`);
-  if (main) {
-    human(`Display :${main.display} is on 127.0.0.1:${main.localPort}. Point a VNC viewer at it:`);
-    human(`  vncviewer 127.0.0.1::${main.localPort}        (TigerVNC / TurboVNC; RealVNC: 127.0.0.1:${main.localPort})`);
-  }
-  for (const t of extra) {
-    const url = isHttpPort(t.remotePort) ? `   http://127.0.0.1:${t.localPort}/` : '';
-    human(`Forward 127.0.0.1:${t.localPort} → ${t.remoteHost}:${t.remotePort} on the server${url}`);
-  }
-  human('Press Ctrl+C to close the tunnel.');
+  const announce = () => {
+    const fwd = extra.map((t) => ({ local: `127.0.0.1:${t.localPort}`, remote: `${t.remoteHost}:${t.remotePort}` }));
+    if (main) {
+      emit({ event: 'listening', local: `127.0.0.1:${main.localPort}`, remote: `${main.remoteHost}:${main.remotePort}`, display: main.display, ...(fwd.length ? { forwards: fwd } : {}) });
+    } else {
+      emit({ event: 'listening', forwards: fwd });
+    }
+    human(`Connected to ${conn.label}.`);
+    if (main) {
+      human(`Display :${main.display} is on 127.0.0.1:${main.localPort}. Point a VNC viewer at it:`);
+      human(`  vncviewer 127.0.0.1::${main.localPort}        (TigerVNC / TurboVNC; RealVNC: 127.0.0.1:${main.localPort})`);
+    }
+    for (const t of extra) {
+      const url = isHttpPort(t.remotePort) ? `   http://127.0.0.1:${t.localPort}/` : '';
+      human(`Forward 127.0.0.1:${t.localPort} → ${t.remoteHost}:${t.remotePort} on the server${url}`);
+    }
+    human('Press Ctrl+C to close the tunnel.');
+  };
 
   return new Promise<number>((resolve) => {
     let finished = false;
@@ -136,6 +138,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
         void finish(1, e.reason ?? 'connection closed', e.reason);
       }
     });
+    // Only now say "ready": a script that reacts to it with SIGTERM must find the handler installed.
+    announce();
   });
 }
 
