@@ -7,6 +7,8 @@
  *   3. connect time: Connect clicked → first frame drawn;
  *   4. adaptive vs fixed quality 9 through a 10 Mbit/s link (user-space rate-limiting proxy): fps.
  * Figures are ratios within this run; the server, the workload and both viewers share the CPUs.
+ * --variant '&flag=1' adds a second gpu-desk viewer with those page query flags to the motion runs,
+ * alternating with the others (e.g. '&smooth=1': the browser's default canvas sampling).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,6 +33,7 @@ const QUALITY = 6;
 const COMPRESSION = 2;
 const only = argOf('--only')?.split(',');
 const NATIVE_DIRECT = args.includes('--native-direct');
+const VARIANT = argOf('--variant');
 
 function argOf(name: string): string | undefined {
   const i = args.indexOf(name);
@@ -105,6 +108,8 @@ async function main(): Promise<void> {
         // The native viewer reaches the session the way its users do: OpenSSH's ssh -L to the same sshd.
         const tunnel = NATIVE_DIRECT ? null : await opensshForward(bed, xvnc.port);
         if (tunnel) children.push(tunnel.proc);
+        // --variant '&flag=1': a second gpu-desk viewer with extra page query flags, alternating with the first.
+        const variant = VARIANT ? await BrowserViewer.launch(harness, { width: w + 40, height: h + 120 }, { query: VARIANT }) : null;
         const plain = w === 1280 && !args.includes('--no-plain') ? await BrowserViewer.launch(harness, { width: w + 40, height: h + 120 }, { plain: true }) : null;
         await new Promise((r) => setTimeout(r, 1500));
         const totals: Record<string, { pixels: number; updates: number }> = {};
@@ -137,19 +142,26 @@ async function main(): Promise<void> {
           const o = await runOurs(viewer);
           add('gpu-desk', o);
           let pl = '';
+          if (variant) {
+            const vr = await runOurs(variant);
+            add('variant', vr);
+            pl += `, variant ${fmt(vr.pixels / 1e6)} Mpixels (${vr.updates} updates)`;
+          }
           if (plain) {
             const p = await runOurs(plain);
             add('plain', p);
-            pl = `, plain noVNC ${fmt(p.pixels / 1e6)} Mpixels (${p.updates} updates)`;
+            pl += `, plain noVNC ${fmt(p.pixels / 1e6)} Mpixels (${p.updates} updates)`;
           }
           line(`  ${w}x${h} round ${round + 1}: native ${fmt(n.pixels / 1e6)} Mpixels (${n.updates} updates), gpu-desk ${fmt(o.pixels / 1e6)} Mpixels (${o.updates} updates)${pl}`);
         }
         await plain?.close();
+        await variant?.close();
         if (tunnel) await stop(tunnel.proc);
         await stop(motion);
         const t = SECONDS * ROUNDS;
         const rate = (k: string) => `${fmt(totals[k].pixels / t / 1e6)} Mpixel/s (${fmt(totals[k].updates / t)} updates/s)`;
         line(`motion ${w}x${h}: native${NATIVE_DIRECT ? ' (direct)' : ' (via ssh -L)'} ${rate('native')}, gpu-desk ${rate('gpu-desk')}, ratio ${fmt(totals['gpu-desk'].pixels / totals.native.pixels, 2)}x (target >= 0.9x)` +
+          (totals.variant ? `; variant ${VARIANT} ${rate('variant')}, ratio ${fmt(totals.variant.pixels / totals.native.pixels, 2)}x` : '') +
           (totals.plain ? `; plain noVNC 1.7 on the same path ${rate('plain')}, ratio ${fmt(totals.plain.pixels / totals.native.pixels, 2)}x` : ''));
       }
 

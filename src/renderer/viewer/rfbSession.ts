@@ -187,7 +187,8 @@ export class ViewerSession {
     // 1:1 shows the whole remote screen at its size; noVNC's screen element scrolls when it is larger.
     this.rfb.clipViewport = false;
     this.rfb.dragViewport = false;
-    if (this.opts.fastPath !== false) this.setSampling(p.scale);
+    // ?smooth: the browser's default sampling, only to measure what nearest sampling saves.
+    if (this.opts.fastPath !== false && !new URLSearchParams(globalThis.location?.search ?? '').has('smooth')) this.setSampling(p.scale);
     if (codecChanged) this.sendEncodings();
   }
 
