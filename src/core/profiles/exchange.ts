@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GpuDeskError } from '../errors';
-import { makeProfile, type NewProfile, type ProfileStore } from './profileStore';
+import { makeProfile, mergeImported, type ImportResult, type NewProfile, type ProfileStore } from './profileStore';
 import { describeZodError, profileSchema, SCHEMA_VERSION, type Profile } from './schema';
 
 /**
@@ -39,12 +39,7 @@ export async function exportProfiles(store: ProfileStore, names?: string[]): Pro
   };
 }
 
-export interface ExchangeImportResult {
-  added: Profile[];
-  replaced: Profile[];
-  skipped: { name: string; reason: string }[];
-  warnings: string[];
-}
+export type ExchangeImportResult = ImportResult;
 
 /** Validate the whole export first: one bad profile refuses the import, and nothing is changed. */
 export async function importProfiles(store: ProfileStore, text: string, opts: { replace?: boolean; source?: string } = {}): Promise<ExchangeImportResult> {
@@ -75,16 +70,7 @@ export async function importProfiles(store: ProfileStore, text: string, opts: { 
         result.warnings.push(`${fresh.name}: keychain key "${fresh.auth.key}" is not on this machine; the profile uses auto authentication`);
         fresh = { ...fresh, auth: { kind: 'auto' } };
       }
-      const i = doc.profiles.findIndex((p) => p.name === fresh.name);
-      if (i < 0) {
-        doc.profiles.push(fresh);
-        result.added.push(fresh);
-      } else if (opts.replace) {
-        doc.profiles[i] = { ...fresh, id: doc.profiles[i].id, createdAt: doc.profiles[i].createdAt };
-        result.replaced.push(doc.profiles[i]);
-      } else {
-        result.skipped.push({ name: fresh.name, reason: 'a profile with this name exists (use --replace)' });
-      }
+      mergeImported(doc, fresh, opts.replace, result);
     }
   });
   return result;

@@ -204,6 +204,28 @@ function notFound(name: string): GpuDeskError {
 }
 
 /** Fill id/timestamps/defaults and validate; a bad field becomes one clear PROFILE_INVALID line. */
+/** What an import (ssh config or an exported file) did, profile by profile. */
+export interface ImportResult {
+  added: Profile[];
+  replaced: Profile[];
+  skipped: { name: string; reason: string }[];
+  warnings: string[];
+}
+
+/** Put an imported profile into the document: new names are added; an existing name is replaced (keeping its id and creation time) only when asked. */
+export function mergeImported(doc: StoreDoc, fresh: Profile, replace: boolean | undefined, result: ImportResult): void {
+  const i = doc.profiles.findIndex((p) => p.name === fresh.name);
+  if (i < 0) {
+    doc.profiles.push(fresh);
+    result.added.push(fresh);
+  } else if (replace) {
+    doc.profiles[i] = { ...fresh, id: doc.profiles[i].id, createdAt: doc.profiles[i].createdAt };
+    result.replaced.push(doc.profiles[i]);
+  } else {
+    result.skipped.push({ name: fresh.name, reason: 'a profile with this name exists (use --replace)' });
+  }
+}
+
 export function makeProfile(input: NewProfile): Profile {
   const now = new Date().toISOString();
   return validateProfile({ ...input, id: randomUUID(), createdAt: now, updatedAt: now });

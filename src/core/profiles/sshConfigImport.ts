@@ -3,8 +3,8 @@ import os from 'node:os';
 import type SSHConfig from 'ssh-config';
 import { GpuDeskError } from '../errors';
 import { defaultSshConfigPath, finishIdentityFiles, hostConfig, parseSshConfig } from '../ssh/sshConfig';
-import type { NewProfile, ProfileStore } from './profileStore';
-import { makeProfile, validateProfile } from './profileStore';
+import type { ImportResult, NewProfile, ProfileStore } from './profileStore';
+import { makeProfile, mergeImported, validateProfile } from './profileStore';
 import { JUMP_RE, NAME_RE, type Profile } from './schema';
 
 export interface SshConfigCandidate {
@@ -14,12 +14,7 @@ export interface SshConfigCandidate {
   warnings: string[];
 }
 
-export interface ImportResult {
-  added: Profile[];
-  replaced: Profile[];
-  skipped: { name: string; reason: string }[];
-  warnings: string[];
-}
+export type { ImportResult };
 
 /**
  * Concrete Host aliases (no wildcard or negation) from ~/.ssh/config, each resolved the way ssh
@@ -104,17 +99,7 @@ export async function importSshConfig(store: ProfileStore, opts: { file?: string
   }
   await store.update((doc) => {
     for (const { c } of valid) {
-      const i = doc.profiles.findIndex((p) => p.name === c.profile.name);
-      const fresh = makeProfile(c.profile);
-      if (i < 0) {
-        doc.profiles.push(fresh);
-        result.added.push(fresh);
-      } else if (opts.replace) {
-        doc.profiles[i] = { ...fresh, id: doc.profiles[i].id, createdAt: doc.profiles[i].createdAt };
-        result.replaced.push(doc.profiles[i]);
-      } else {
-        result.skipped.push({ name: c.profile.name, reason: 'a profile with this name exists (use --replace)' });
-      }
+      mergeImported(doc, makeProfile(c.profile), opts.replace, result);
     }
   });
   return result;
