@@ -95,8 +95,15 @@ describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
     expect(fs.readdirSync('/etc/tigervnc').filter((n) => n.startsWith('.gpu-desk'))).toEqual([]);
 
     // The setting takes effect: a session started by hand asking for all interfaces stays on localhost.
-    const n = 60 + Math.floor(Math.random() * 30);
-    const hand = await conn.exec(`vncserver :${n} -localhost no -SecurityTypes None --I-KNOW-THIS-IS-INSECURE -xstartup /usr/bin/xterm`);
+    // Other test files start Xvnc on random displays at the same time: retry past a display just taken.
+    let n = 0;
+    let hand = { code: null as number | null, stderr: '' };
+    for (let attempt = 0; attempt < 8; attempt++) {
+      n = 60 + Math.floor(Math.random() * 30);
+      if (fs.existsSync(`/tmp/.X${n}-lock`) || fs.existsSync(`/tmp/.X11-unix/X${n}`)) continue;
+      hand = await conn.exec(`vncserver :${n} -localhost no -SecurityTypes None --I-KNOW-THIS-IS-INSECURE -xstartup /usr/bin/xterm`);
+      if (hand.code === 0 || !/already running/.test(hand.stderr)) break;
+    }
     expect(hand.code, hand.stderr).toBe(0);
     const s = (await probeServer(conn)).sessions.find((x) => x.display === n);
     await conn.exec(`vncserver -kill :${n}`);
