@@ -1,6 +1,6 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Harness } from '../../src/harness/server';
 import type { ProfileInput } from '../../src/shared/contract';
+import { CdpBrowser, type CdpPage } from './cdp';
 
 // The page functions below run in the browser; this Node-typed project only needs their names.
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -9,25 +9,27 @@ declare const document: any;
 
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'];
 
-/** gpu-desk's viewer in headless Debian Chromium, driven through the real UI of the harness. */
+const hasHeading = (name: string) => [...document.querySelectorAll('h1, h2')].some((h: any) => h.textContent.trim() === name);
+
+/**
+ * gpu-desk's viewer in headless Debian Chromium, driven through the real UI of the harness over a
+ * bare CDP pipe (see cdp.ts: no Network domain, so no per-WebSocket-frame instrumentation).
+ */
 export class BrowserViewer {
-  private constructor(private readonly browser: Browser, readonly page: Page, private readonly harness: Harness) {}
+  private constructor(readonly browser: CdpBrowser, readonly page: CdpPage, private readonly harness: Harness) {}
 
   static async launch(harness: Harness, viewport: { width: number; height: number }, opts: { plain?: boolean; query?: string; args?: string[] } = {}): Promise<BrowserViewer> {
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...(opts.args ?? [])] });
-    const page = await browser.newPage({ viewport });
-    // tsx (esbuild keepNames) wraps named inner functions in __name(); the page functions below have some.
-    await page.addInitScript('globalThis.__name = (f) => f;');
+    const browser = await CdpBrowser.launch([...CHROMIUM_ARGS, ...(opts.args ?? [])]);
     // ?debug exposes the live viewer as window.__gpuDeskViewer for the probes below.
-    await page.goto(harness.url.replace('/#', `/?debug=1${opts.plain ? '&plain=1' : ''}${opts.query ?? ''}#`));
-    await page.getByRole('heading', { name: 'Servers' }).waitFor();
+    const page = await browser.newPage(harness.url.replace('/#', `/?debug=1${opts.plain ? '&plain=1' : ''}${opts.query ?? ''}#`), viewport);
+    await page.waitFor(hasHeading, 'Servers', { what: 'the Servers screen' });
     return new BrowserViewer(browser, page, harness);
   }
 
   async addProfile(p: Omit<ProfileInput, 'id'>): Promise<string> {
     const saved = await this.harness.core.handlers()['profiles.save']({ profile: p as ProfileInput });
     await this.page.reload();
-    await this.page.getByTestId(`server-${p.name}`).waitFor();
+    await this.page.waitFor((id) => document.querySelector(`[data-testid="${id}"]`) !== null, `server-${p.name}`, { what: `server ${p.name} in the list` });
     return saved.id;
   }
 
@@ -38,20 +40,19 @@ export class BrowserViewer {
       w.__clickAt = undefined;
       document.addEventListener('click', () => { w.__clickAt ??= performance.now(); }, { capture: true, once: true });
     });
-    await this.page.getByRole('button', { name: `Connect to ${name}` }).click();
-    const handle = await this.page.waitForFunction(() => {
+    await this.page.clickButton(`Connect to ${name}`);
+    return this.page.waitFor(() => {
       const w = window as unknown as { __clickAt?: number; __gpuDeskViewer?: { firstFrameAt: number | null } };
       const f = w.__gpuDeskViewer?.firstFrameAt;
       return f != null && w.__clickAt !== undefined && f > w.__clickAt ? f - w.__clickAt : null;
-    }, null, { timeout: 30_000, polling: 5 });
-    return (await handle.jsonValue()) as number;
+    }, undefined, { everyMs: 5, what: 'the first frame' });
   }
 
   /** Leaves the viewer and closes the SSH connection (the VNC connection closes with it). */
   async disconnect(): Promise<void> {
-    await this.page.getByRole('button', { name: 'Back to the server' }).click();
-    await this.page.getByRole('button', { name: 'Disconnect' }).first().click();
-    await this.page.getByRole('heading', { name: 'Servers' }).waitFor();
+    await this.page.clickButton('Back to the server');
+    await this.page.clickButton('Disconnect');
+    await this.page.waitFor(hasHeading, 'Servers', { what: 'the Servers screen' });
     await this.page.evaluate(() => { delete (window as unknown as { __gpuDeskViewer?: unknown }).__gpuDeskViewer; });
   }
 
@@ -107,7 +108,11 @@ export class BrowserViewer {
 
   /** With no window manager X focus follows the pointer: put it over the window that should get keys. */
   async pointAt(x: number, y: number): Promise<void> {
-    await this.page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x, y } });
+    const r = await this.page.evaluate(() => {
+      const b = document.querySelector('[data-testid="vnc-screen"] canvas').getBoundingClientRect();
+      return { left: b.left as number, top: b.top as number };
+    });
+    await this.page.mouseClick(r.left + x, r.top + y);
   }
 
   async close(): Promise<void> {

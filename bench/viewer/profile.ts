@@ -12,6 +12,9 @@ import { startHarness } from '../../src/harness/server';
 import type { ProfileInput } from '../../src/shared/contract';
 import { BrowserViewer } from './browserViewer';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const document: any;
+
 const args = process.argv.slice(2);
 const argOf = (n: string) => (args.indexOf(n) >= 0 ? args[args.indexOf(n) + 1] : undefined);
 const SECONDS = Number(argOf('--seconds') ?? 8);
@@ -56,25 +59,31 @@ async function main(): Promise<void> {
     display: { number: xvnc.display }, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'off', adaptive: false } as ProfileInput['viewer'], forwards: [],
   };
   await viewer.addProfile(p);
-  if (argOf('--css')) await viewer.page.addStyleTag({ content: argOf('--css') });
+  if (argOf('--css')) await viewer.page.evaluate((css) => { const st = document.createElement('style'); st.textContent = css; document.head.append(st); }, argOf('--css'));
   const ff = args.includes('--idle') ? xvnc.run(['sleep', '600']) : xvnc.run(['env', 'SDL_RENDER_DRIVER=software', 'ffplay', '-loglevel', 'quiet', '-an', '-noborder', '-left', '0', '-top', '0', '-f', 'lavfi', '-i', `testsrc2=size=${w}x${h}:rate=60`]);
   try {
     await new Promise((r) => setTimeout(r, 1500));
     await viewer.connect('p');
     await new Promise((r) => setTimeout(r, 1500));
-    const cdp = argOf('--cpu-prof') ? await viewer.page.context().newCDPSession(viewer.page) : null;
+    const cdp = argOf('--cpu-prof') ? viewer.page : null;
     if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
-    const browser = viewer.page.context().browser()!;
-    if (argOf('--trace')) await browser.startTracing(viewer.page, { path: argOf('--trace'), categories: ['toplevel', 'viz', 'cc', 'blink', 'gpu', 'media', 'skia', 'disabled-by-default-devtools.timeline', 'benchmark', 'mojom'] });
     if (args.includes('--geom')) console.log(await viewer.page.evaluate(`(() => { const c = document.querySelector('[data-testid="vnc-screen"] canvas'); const r = c.getBoundingClientRect(); const cs = getComputedStyle(c); let p = c, chain = []; while (p) { const s = getComputedStyle(p); chain.push(p.tagName + '.' + p.className + ' ' + s.transform + ' ' + s.willChange + ' ' + s.position + ' ov=' + s.overflow + ' op=' + s.opacity); p = p.parentElement; } return JSON.stringify({ r, dpr: devicePixelRatio, w: c.width, h: c.height, ir: cs.imageRendering, chain }); })()`));
-    const f0 = await viewer.framesDrawn();
-    const a = threads();
-    await new Promise((r) => setTimeout(r, SECONDS * 1000));
-    const b = threads();
-    const f1 = await viewer.framesDrawn();
-    if (argOf('--trace')) await browser.stopTracing();
+    let f0 = 0;
+    let f1 = 0;
+    let a = new Map<string, number>();
+    let b = a;
+    const measure = async () => {
+      f0 = await viewer.framesDrawn();
+      a = threads();
+      await new Promise((r) => setTimeout(r, SECONDS * 1000));
+      b = threads();
+      f1 = await viewer.framesDrawn();
+    };
+    const traceFile = argOf('--trace');
+    if (traceFile) await viewer.browser.trace(traceFile, ['toplevel', 'viz', 'cc', 'blink', 'gpu', 'media', 'skia', 'disabled-by-default-devtools.timeline', 'benchmark', 'mojom'], measure);
+    else await measure();
     if (cdp) {
-      const { profile } = await cdp.send('Profiler.stop');
+      const { profile } = (await cdp.send('Profiler.stop')) as { profile: unknown };
       fs.writeFileSync(argOf('--cpu-prof')!, JSON.stringify(profile));
     }
     const rows = [...b].map(([k, v]) => [k, (v - (a.get(k) ?? 0)) / SECONDS] as const).filter(([, v]) => v > 0.005).sort((x, y) => y[1] - x[1]);
