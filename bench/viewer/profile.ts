@@ -1,5 +1,5 @@
 /**
- * tsx bench/viewer/profile.ts [--seconds N] [--query '&x=1'] [--arg --flag ...] [--cpu-prof out.cpuprofile]
+ * tsx bench/viewer/profile.ts [--size 1920x1080] [--seconds N] [--query '&x=1'] [--arg --flag ...] [--cpu-prof out.cpuprofile]
  * Where gpu-desk's viewer spends CPU in the motion workload: per Chromium process type and thread,
  * from /proc, while the viewer shows ffplay's testsrc2 at 1280x720 (same set-up as bench:viewer).
  * Take the bench lock first: flock /tmp/gpu-desk-bench.lock npx tsx bench/viewer/profile.ts
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   const bed = await startSshd();
   fs.writeFileSync(path.join(home, 'known_hosts'), `${bed.knownHostsLine}\n`);
   const harness = await startHarness({ log: () => {}, deps: { sshConfigPath: null, userKnownHostsFiles: [] } });
-  const [w, h] = [1280, 720];
+  const [w, h] = (argOf('--size') ?? '1280x720').split('x').map(Number);
   const xvnc = await startXvnc({ geometry: `${w}x${h}` });
   const viewer = await BrowserViewer.launch(harness, { width: w + 40, height: h + 120 }, { query: argOf('--query'), args: extra });
   const p: Omit<ProfileInput, 'id'> = {

@@ -148,6 +148,16 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   test.info().annotations.push({ type: 'bytes per frame', description: `q9 ${Math.round(bpf9)} B, q1 ${Math.round(bpf1)} B` });
   expect(bpf1).toBeLessThan(bpf9 * 0.7);
 
+  // Resize the remote session to the window: the server's framebuffer follows the viewer's size and
+  // the desktop is drawn again at the new size (the xterm's prompt line); then back to 1:1.
+  await page.getByLabel('Scaling').selectOption('remote');
+  await expect.poll(() => page.evaluate(() => document.querySelector<HTMLCanvasElement>('[data-testid="vnc-screen"] canvas')?.width ?? 0), { timeout: 15_000 }).not.toBe(1024);
+  const resized = await page.evaluate(() => { const c = document.querySelector<HTMLCanvasElement>('[data-testid="vnc-screen"] canvas')!; return { w: c.width, h: c.height }; });
+  expect(resized.w).toBeGreaterThan(300);
+  await expect.poll(() => brightCount(page, 0, 0, 200, 16), { timeout: 20_000 }).toBeGreaterThan(60);
+  await env.shot(page, 'viewer-resized-remote');
+  await page.getByLabel('Scaling').selectOption('native');
+
   // Stop the desktop from the server page.
   await page.getByRole('button', { name: 'Back to the server' }).click();
   await page.getByRole('button', { name: `Stop display ${display}` }).click();

@@ -13,6 +13,14 @@ import type RFB from '@novnc/novnc';
  */
 interface DisplayInternals {
   _renderQ: unknown[];
+  _target: HTMLCanvasElement;
+  _targetCtx: CanvasRenderingContext2D;
+  _backbuffer: HTMLCanvasElement;
+  _damageBounds: { left: number; top: number; right: number; bottom: number };
+  _fbWidth: number;
+  _fbHeight: number;
+  viewportChangeSize(width?: number, height?: number): void;
+  resize(width: number, height: number): void;
   _drawCtx: CanvasRenderingContext2D;
   _damage(x: number, y: number, w: number, h: number): void;
   imageRect(x: number, y: number, w: number, h: number, mime: string, arr: Uint8Array): void;
@@ -25,6 +33,7 @@ export interface RfbInternals {
   _sendEncodings(): void;
   _sock: { flush(): void; sQpush8(n: number): void; sQpush16(n: number): void; sQpush32(n: number): void };
   _display: DisplayInternals;
+  clipViewport: boolean;
   _handleRect(): boolean;
   _FBU: { encoding: number | null; width: number; height: number };
   _fbDepth: number;
@@ -155,6 +164,42 @@ export function installFastPath(rfb: RFB, opts: FastPathOptions): void {
     let flips = 0;
     for (const a of d._renderQ as { type: string }[]) if (a.type === 'flip') flips++;
     return flips >= opts.maxQueued;
+  };
+}
+
+/**
+ * Draws straight into the visible canvas. noVNC renders into a hidden back buffer and copies each
+ * frame's damaged bounding box to the visible canvas on flip(): with the viewport never clipped
+ * (gpu-desk scrolls 1:1 instead) the two canvases always hold the same pixels, so the copy, and the
+ * back buffer's own raster and snapshot in Chromium, are pure cost (measured: see bench:viewer).
+ * CopyRect then copies within one canvas, which the 2D context handles.
+ */
+export function installDirectDraw(rfb: RFB): void {
+  const r = internals(rfb);
+  const d = r._display;
+  d._backbuffer = d._target;
+  d._drawCtx = d._targetCtx;
+  d.flip = (fromQueue?: boolean) => {
+    if (d._renderQ.length !== 0 && !fromQueue) {
+      d._renderQPush({ type: 'flip' });
+      return;
+    }
+    d._damageBounds.left = d._damageBounds.top = 65535;
+    d._damageBounds.right = d._damageBounds.bottom = 0;
+  };
+  // noVNC sizes the visible canvas here (clearing it); resize() has just sized and refilled it.
+  d.viewportChangeSize = () => {};
+  const origResize = d.resize.bind(d);
+  d.resize = (w: number, h: number) => {
+    if (r.clipViewport) throw new Error('direct drawing needs an unclipped viewport');
+    origResize(w, h);
+    // noVNC's viewport follows the framebuffer when unclipped; keep its bookkeeping in step.
+    const vp = (d as unknown as { _viewportLoc: { x: number; y: number; w: number; h: number } })._viewportLoc;
+    vp.x = 0;
+    vp.y = 0;
+    vp.w = w;
+    vp.h = h;
+    (d as unknown as { _rescale(s: number): void })._rescale((d as unknown as { _scale: number })._scale);
   };
 }
 

@@ -2,7 +2,7 @@ import RFB from '@novnc/novnc';
 import type { ViewerPrefs, ViewerTicket } from '../../shared/models';
 import { CountingChannel } from './channel';
 import { ENC, encodingLabel, encodingList } from './encodings';
-import { checkRfbInternals, installFastPath, installHooks, overrideEncodings } from './rfbPatches';
+import { checkRfbInternals, installDirectDraw, installFastPath, installHooks, overrideEncodings } from './rfbPatches';
 import { SampleRing, median, type ViewerSample } from './stats';
 import { adaptStep, initialAdaptive, type AdaptiveState } from './adaptive';
 
@@ -59,7 +59,10 @@ export class ViewerSession {
     }));
     checkRfbInternals(this.rfb);
     overrideEncodings(this.rfb, () => this.encodingList());
-    if (opts.fastPath !== false) installFastPath(this.rfb, { maxQueued: 3 });
+    if (opts.fastPath !== false) {
+      installFastPath(this.rfb, { maxQueued: 3 });
+      installDirectDraw(this.rfb);
+    }
     installHooks(this.rfb, {
       onFrameDrawn: (now) => this.frameDrawn(now),
       onRect: (enc) => {
