@@ -110,7 +110,7 @@ async function main(): Promise<void> {
         if (tunnel) children.push(tunnel.proc);
         // --variant '&flag=1': a second gpu-desk viewer with extra page query flags, alternating with the first.
         const variant = VARIANT ? await BrowserViewer.launch(harness, { width: w + 40, height: h + 120 }, { query: VARIANT }) : null;
-        const plain = w === 1280 && !args.includes('--no-plain') ? await BrowserViewer.launch(harness, { width: w + 40, height: h + 120 }, { plain: true }) : null;
+        const plain = !args.includes('--no-plain') ? await BrowserViewer.launch(harness, { width: w + 40, height: h + 120 }, { plain: true }) : null;
         await new Promise((r) => setTimeout(r, 1500));
         const totals: Record<string, { pixels: number; updates: number }> = {};
         const add = (k: string, st: { pixels: number; updates: number }) => {

@@ -35,7 +35,11 @@ export class CdpBrowser {
     const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-bench-chromium-'));
     const proc = spawn('/usr/bin/chromium', [
       '--headless', '--remote-debugging-pipe', `--user-data-dir=${userDataDir}`, '--no-first-run', '--no-default-browser-check',
-      '--mute-audio', '--hide-scrollbars', ...args, 'about:blank',
+      '--mute-audio', '--hide-scrollbars',
+      // A headless tab counts as hidden; these keep it scheduled like the visible window a user looks
+      // at (Playwright passes the same three).
+      '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding',
+      ...args, 'about:blank',
     ], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
     const b = new CdpBrowser(proc, userDataDir);
     await b.send('Browser.getVersion');
