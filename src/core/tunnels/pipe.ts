@@ -8,9 +8,21 @@ export interface PipeCounters {
   bytesOut: number;
 }
 
+/** What the ssh2 patch adds to a Channel for a stream-free path (patches/ssh2+1.17.0.patch). */
+interface SinkChannel extends Duplex {
+  setSink(sink: { write(data: Buffer): void; buffered(): number }): void;
+  consumed(): void;
+  send(data: Buffer, cb: () => void): boolean;
+  eof(): void;
+}
+
+function isSinkChannel(channel: Duplex): channel is SinkChannel {
+  return typeof (channel as Partial<SinkChannel>).setSink === 'function';
+}
+
 /**
- * Joins a local TCP socket and an SSH channel. pipe() carries backpressure both ways (a slow viewer
- * stops reading the channel, which stops granting SSH window); half-closes are forwarded.
+ * Joins a local TCP socket and an SSH channel, with backpressure both ways (a slow viewer stops
+ * the channel's window grants; a full remote window pauses the socket) and half-closes forwarded.
  */
 export function joinStreams(local: Socket, channel: Duplex, counters: PipeCounters, onClose: () => void): void {
   local.setNoDelay(true);
@@ -22,12 +34,56 @@ export function joinStreams(local: Socket, channel: Duplex, counters: PipeCounte
     channel.destroy();
     onClose();
   };
-  channel.on('data', (d: Buffer) => { counters.bytesIn += d.length; });
-  local.on('data', (d: Buffer) => { counters.bytesOut += d.length; });
-  channel.pipe(local);
-  local.pipe(channel);
+  if (isSinkChannel(channel)) joinDirect(local, channel, counters);
+  else joinPiped(local, channel, counters);
   local.on('error', done);
   channel.on('error', done);
   local.on('close', done);
   channel.on('close', done);
+}
+
+/**
+ * Every message of a tunnel (a VNC frame, a key press) used to cross two Readables and two
+ * Writables, a few ticks each; this hands SSH data straight to the socket's write() and the
+ * socket's data straight to the protocol. Measured on loopback: the tunnel process's CPU per GiB
+ * 1.62 → 1.18 s, and it lets ssh2 reuse its read slabs (docs/ssh2-window-patch.md).
+ */
+function joinDirect(local: Socket, channel: SinkChannel, counters: PipeCounters): void {
+  channel.setSink({
+    write: (d) => {
+      counters.bytesIn += d.length;
+      local.write(d);
+    },
+    // Window is granted only for what the socket flushed, so a slow viewer stalls the sender.
+    buffered: () => local.writableLength,
+  });
+  local.on('drain', () => channel.consumed());
+  channel.on('end', () => local.end());
+
+  let waiting = false;
+  let ended = false;
+  const sent = () => {
+    waiting = false;
+    if (ended) channel.eof();
+    else local.resume();
+  };
+  local.on('data', (d: Buffer) => {
+    counters.bytesOut += d.length;
+    if (!channel.send(d, sent)) {
+      waiting = true;
+      local.pause();
+    }
+  });
+  local.on('end', () => {
+    ended = true;
+    // EOF only after the data still waiting for remote window.
+    if (!waiting) channel.eof();
+  });
+}
+
+function joinPiped(local: Socket, channel: Duplex, counters: PipeCounters): void {
+  channel.on('data', (d: Buffer) => { counters.bytesIn += d.length; });
+  local.on('data', (d: Buffer) => { counters.bytesOut += d.length; });
+  channel.pipe(local);
+  local.pipe(channel);
 }

@@ -87,7 +87,8 @@ export class Tunnel extends EventEmitter {
 
   private tryListen(port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      const server = net.createServer({ noDelay: true }, (s) => this.onSocket(s));
+      // allowHalfOpen: a client that has sent all it will send (EOF) still gets the reply, as with ssh -L.
+      const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (s) => this.onSocket(s));
       server.once('error', reject);
       // Loopback only: other machines (and other interfaces) must never reach the VNC port.
       server.listen({ port, host: LOOPBACK, exclusive: true }, () => {

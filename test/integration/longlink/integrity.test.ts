@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, startSshd, type SshdBed } from '../../bed';
 import { startDelayProxy, type DelayProxy } from '../../bed/delayProxy';
@@ -50,5 +51,28 @@ describe('long link (10 ms each way): integrity', () => {
       expect(r.sha256).toBe(expectedSha256(sizes[i]));
     });
     expect(tunnels.list()).toHaveLength(1);
+  }, 300_000);
+
+  // The patched ssh2 reuses a read slab once every packet in it went out to a tunnel socket at
+  // once; data still queued in a socket or unread in a channel stream must keep its slab.
+  it('a stalling tunnel reader and a channel left unread beside a fast one: every byte intact', async () => {
+    const ch = await conn.forwardOut('127.0.0.1', svc.port);
+    const head = Buffer.alloc(8);
+    head.writeBigUInt64BE(BigInt(16 * MiB));
+    ch.write(head);
+    const [fast, stalling] = await Promise.all([
+      fetchAndHash(port, 96 * MiB),
+      fetchAndHash(port, 48 * MiB, { every: 4 * MiB, ms: 30 }),
+    ]);
+    // Only now read the plain channel: what it received meanwhile sat in its buffer.
+    const h = createHash('sha256');
+    let got = 0;
+    ch.on('data', (d: Buffer) => { got += d.length; h.update(d); });
+    await new Promise((r) => ch.once('end', r));
+    ch.destroy();
+    expect(fast.sha256).toBe(expectedSha256(96 * MiB));
+    expect(stalling.sha256).toBe(expectedSha256(48 * MiB));
+    expect(got).toBe(16 * MiB);
+    expect(h.digest('hex')).toBe(expectedSha256(16 * MiB));
   }, 300_000);
 });

@@ -74,13 +74,20 @@ export function request(sock: net.Socket, bytes: number): void {
   sock.write(head);
 }
 
-/** Connects to a local port, asks for `bytes`, and hashes what arrives until the end. */
-export function fetchAndHash(port: number, bytes: number): Promise<{ bytes: number; sha256: string }> {
+/**
+ * Connects to a local port, asks for `bytes`, and hashes what arrives until the end; with `stall`,
+ * stops reading for `stall.ms` after every `stall.every` bytes (the tunnel's queue fills meanwhile).
+ */
+export function fetchAndHash(port: number, bytes: number, stall?: { every: number; ms: number }): Promise<{ bytes: number; sha256: string }> {
   return new Promise((resolve, reject) => {
     const h = createHash('sha256');
     let got = 0;
     const s = net.connect({ host: '127.0.0.1', port }, () => request(s, bytes));
     s.on('data', (d: Buffer) => {
+      if (stall && Math.floor(got / stall.every) !== Math.floor((got + d.length) / stall.every)) {
+        s.pause();
+        setTimeout(() => s.resume(), stall.ms);
+      }
       got += d.length;
       h.update(d);
     });

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,10 +17,20 @@ beforeAll(async () => {
 });
 afterAll(cleanupAll);
 
-function connectLocal(port: number, host = '127.0.0.1'): Promise<net.Socket> {
+function connectLocal(port: number, host = '127.0.0.1', allowHalfOpen = false): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const s = net.connect({ host, port }, () => resolve(s));
+    const s = net.connect({ host, port, allowHalfOpen }, () => resolve(s));
     s.once('error', reject);
+  });
+}
+
+function readAll(s: net.Socket): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    s.on('data', (d: Buffer) => parts.push(d));
+    s.once('end', () => resolve(Buffer.concat(parts)));
+    s.once('error', reject);
+    s.resume();
   });
 }
 
@@ -107,6 +118,42 @@ describe('display tunnels to a real Xvnc through a real sshd', () => {
     expect(st.bytesOut).toBe(17);
     expect(st.bytesIn).toBe(17);
     echo.close();
+    await tm.close(f.id);
+  });
+
+  it("an upload larger than the server's window, then a half-close: the reply still comes back", async () => {
+    // Reads until the client's EOF, then answers with what it got (half-close, as `ssh -L` allows).
+    const srv = net.createServer({ allowHalfOpen: true }, (s) => {
+      const h = createHash('sha256');
+      let n = 0;
+      s.on('data', (d: Buffer) => { n += d.length; h.update(d); });
+      s.on('end', () => s.end(`${n} ${h.digest('hex')}`));
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    const f = await tm.openForward(`0:127.0.0.1:${(srv.address() as net.AddressInfo).port}`);
+    const s = await connectLocal(f.localPort, '127.0.0.1', true);
+    // sshd opens a channel with a 2 MiB window: 8 MiB must wait for window adjusts on the way.
+    const body = randomBytes(8 * 1024 * 1024);
+    s.end(body);
+    const reply = await readAll(s);
+    expect(reply.toString()).toBe(`${body.length} ${createHash('sha256').update(body).digest('hex')}`);
+    expect(tm.stats(f.id).bytesOut).toBe(body.length);
+    srv.close();
+    await tm.close(f.id);
+  });
+
+  it('a server that sends and closes: a client reading late gets every byte (backpressure, then EOF)', async () => {
+    const total = 24 * 1024 * 1024;
+    const srv = net.createServer((s) => s.end(randomBytes(total)));
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    const f = await tm.openForward(`0:127.0.0.1:${(srv.address() as net.AddressInfo).port}`);
+    const s = await connectLocal(f.localPort);
+    s.pause();
+    // Long enough for the server to finish while the tunnel holds what the stalled client has not read.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await readAll(s)).length).toBe(total);
+    expect(tm.stats(f.id).bytesIn).toBe(total);
+    srv.close();
     await tm.close(f.id);
   });
 
