@@ -144,8 +144,11 @@ export type Severity = 'info' | 'warning' | 'error';
 
 export interface Finding {
   severity: Severity;
+  /** Stable code (src/core/remote/types.ts FindingCode). */
   code: string;
+  /** Plain language: what is wrong and what it means for the user. */
   message: string;
+  /** What to do about it. */
   fix: string;
 }
 

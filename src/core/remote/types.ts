@@ -3,6 +3,8 @@
  * (no classes, no functions, no Dates) so the IPC contract can carry them unchanged.
  */
 
+import type { Finding as FindingView } from '../../shared/models';
+
 export type DistroKey = 'ubuntu-20.04' | 'ubuntu-22.04' | 'ubuntu-24.04' | 'debian-12' | 'rhel-8' | 'rhel-9';
 export type PackageFamily = 'deb' | 'rpm' | 'unknown';
 
@@ -98,7 +100,7 @@ export interface VncSessionInfo {
   listenAddresses: string[];
 }
 
-export type Severity = 'error' | 'warning' | 'info';
+export type { Severity } from '../../shared/models';
 
 export type FindingCode =
   | 'NO_NVIDIA_DRIVER'
@@ -115,13 +117,10 @@ export type FindingCode =
   | 'UNSUPPORTED_OS'
   | 'NO_SUDO';
 
-export interface Finding {
-  severity: Severity;
+/** The view the renderer shows (severity, plain-language message, fix), with the stable code narrowed. */
+export interface Finding extends FindingView {
   code: FindingCode;
-  /** Plain language: what is wrong and what it means for the user. */
-  message: string;
-  /** What to do about it (a plan step id when the set-up plan covers it). */
-  fix: string;
+  /** The set-up plan step that fixes it, when the plan covers it. */
   planStep?: string;
 }
 
