@@ -1,9 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { _electron, expect, test, type ElectronApplication, type Page } from '@playwright/test';
-import { findElectron } from './electronBinary';
+import { findElectron, launchElectronApp, type LaunchedApp } from './electronBinary';
 
 // The page's globals, typed here because this file compiles with Node's lib (no DOM).
 interface PageGlobals {
@@ -30,30 +30,17 @@ test.describe('Electron shell', () => {
   let page: Page;
   const home = mkdtempSync(path.join(os.tmpdir(), 'gd-electron-'));
 
-  let xvfb: ChildProcess | null = null;
-  let display = process.env.DISPLAY;
+  let launched: LaunchedApp | null = null;
 
   test.beforeAll(async () => {
-    if (!existsSync(path.join(root, 'out/main/index.js'))) execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'inherit' });
-    if (process.platform === 'linux' && !display) {
-      // A headless Linux box (CI): give Electron a virtual screen.
-      display = ':97';
-      xvfb = spawn('Xvfb', [display, '-screen', '0', '1600x1000x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-    app = await _electron.launch({
-      executablePath: (found as { path: string }).path,
-      args: [root, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
-      cwd: root,
-      env: { ...process.env, ...(display ? { DISPLAY: display } : {}), GPU_DESK_HOME: home, ELECTRON_ENABLE_LOGGING: '1', XDG_CONFIG_HOME: home } as Record<string, string>,
-    });
+    launched = await launchElectronApp(root, (found as { path: string }).path, { GPU_DESK_HOME: home, XDG_CONFIG_HOME: home });
+    app = launched.app;
     page = await app.firstWindow();
     await page.waitForLoadState('domcontentloaded');
   });
 
   test.afterAll(async () => {
-    await app?.close();
-    xvfb?.kill();
+    await launched?.close();
   });
 
   test('loads the renderer from app://gpu-desk with the CSP header', async () => {
@@ -102,7 +89,7 @@ test.describe('Electron shell', () => {
 
   test('a second instance hands over and exits', async () => {
     const out = execFileSync((found as { path: string }).path, [root, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])], {
-      env: { ...process.env, ...(display ? { DISPLAY: display } : {}), GPU_DESK_HOME: home, XDG_CONFIG_HOME: home }, timeout: 20_000,
+      env: { ...process.env, ...(launched?.display ? { DISPLAY: launched.display } : {}), GPU_DESK_HOME: home, XDG_CONFIG_HOME: home }, timeout: 20_000,
     });
     expect(out).toBeDefined();
     expect(app.windows()).toHaveLength(1);

@@ -34,7 +34,7 @@ async function bytesPerFrame(page: Page, samples: number): Promise<number> {
 }
 
 test('add a server, connect, accept the host key, start a desktop, see it, type, change quality, stop it', async ({ page, env }) => {
-  await page.goto(env.harness.url);
+  await env.app.open(page);
   await expect(page.getByRole('heading', { name: 'Servers' })).toBeVisible();
   await env.shot(page, 'servers-empty');
 
@@ -181,8 +181,8 @@ test('a changed host key is a full stop: warning shown, nothing connected', asyn
   fs.writeFileSync(path.join(env.home, 'known_hosts'), `[127.0.0.1]:${env.bed.port} ${pub}\n`);
   const connectsBefore = countAccepted(env.bed.logPath);
 
-  await page.goto(env.harness.url);
-  const saved = await env.harness.core.handlers()['profiles.list']({});
+  await env.app.open(page);
+  const saved = await env.app.invoke('profiles.list', {});
   if (saved.some((p) => p.name === 'bed')) await expect(page.getByTestId('server-bed')).toBeVisible();
   else await addProfile(page, env, 'bed');
   await page.getByRole('button', { name: 'Connect to bed' }).click();
@@ -194,13 +194,13 @@ test('a changed host key is a full stop: warning shown, nothing connected', asyn
   await env.shot(page, 'host-key-changed');
   await warning.getByRole('button', { name: 'Close' }).click();
   await expect(page.getByTestId('server-bed')).toContainText('Not connected');
-  expect(await env.harness.core.handlers()['connections.list']({})).toEqual([]);
+  expect(await env.app.invoke('connections.list', {})).toEqual([]);
   // No authentication happened on the server.
   expect(countAccepted(env.bed.logPath)).toBe(connectsBefore);
 });
 
 test('import a host from ~/.ssh/config; edit and remove profiles; dark theme', async ({ page, env }) => {
-  await page.goto(env.harness.url);
+  await env.app.open(page);
   await page.getByRole('button', { name: 'Import from ~/.ssh/config' }).click();
   const dlg = page.getByRole('dialog', { name: 'Import from ~/.ssh/config' });
   await expect(dlg.getByText('bed-alias')).toBeVisible();
@@ -234,13 +234,13 @@ test('import a host from ~/.ssh/config; edit and remove profiles; dark theme', a
 test('viewer states: reconnecting while the server is down, connected again, lost when the desktop is gone', async ({ page, env }) => {
   const xvnc = await startXvnc({ geometry: '800x600', clients: [['xterm', '-geometry', '60x10+0+0']] });
   fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
-  await env.harness.core.handlers()['profiles.save']({
+  await env.app.invoke('profiles.save', {
     profile: {
       name: 'desk', host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.userKeyPath },
       display: { number: xvnc.display }, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
     },
   });
-  await page.goto(env.harness.url);
+  await env.app.open(page);
   // A profile with a default display: Connect goes straight to that desktop.
   await page.getByRole('button', { name: 'Connect to desk' }).click();
   await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
@@ -264,13 +264,13 @@ test('viewer states: reconnecting while the server is down, connected again, los
 
 test('an encrypted key asks for its passphrase in a dialog; the secret is kept nowhere', async ({ page, env }) => {
   fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
-  await env.harness.core.handlers()['profiles.save']({
+  await env.app.invoke('profiles.save', {
     profile: {
       name: 'enc', host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.encryptedKeyPath },
       display: {}, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
     },
   });
-  await page.goto(env.harness.url);
+  await env.app.open(page);
   await page.getByRole('button', { name: 'Connect to enc' }).click();
   const ask = page.getByTestId('secret-prompt');
   await expect(ask).toBeVisible();

@@ -1,4 +1,6 @@
 import { test as base, expect, type Page } from '@playwright/test';
+import type { MethodInput, MethodName, MethodOutput } from '../../src/shared/contract';
+import { findElectron, launchElectronApp, type LaunchedApp } from '../e2e-electron/electronBinary';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,13 +9,29 @@ import { startHarness, type Harness } from '../../src/harness/server';
 import { connectSsh } from '../../src/core/ssh/connection';
 import { killSession, listSessions } from '../../src/core/remote';
 
+/** Which shell the specs drive: the browser harness here, the real Electron app where its binary exists. */
+export type Shell = 'harness' | 'electron';
+
+/** The app under test, whichever shell hosts it. */
+export interface AppDriver {
+  /** Shows the app's first screen with what is saved now (a fresh load). */
+  open(page: Page): Promise<void>;
+  /** Calls the contract as the renderer does (set-up shortcuts for what a user would do by hand). */
+  invoke<M extends MethodName>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>>;
+}
+
 export interface Env {
   bed: SshdBed;
-  harness: Harness;
+  app: AppDriver;
   home: string;
   sshConfigPath: string;
   shot(page: Page, name: string): Promise<void>;
+  /** The Electron app's window (Electron shell only). */
+  window: Page | null;
 }
+
+const root = path.resolve(__dirname, '../..');
+const electron = findElectron(root);
 
 export const SCREENS = path.resolve(__dirname, '../../test-results/screens');
 let shotNo = 0;
@@ -22,9 +40,24 @@ let shotNo = 0;
  * Per worker: a real sshd (the bed account, with an nvidia-smi shim first on its PATH), a private
  * GPU_DESK_HOME and keychain service, and the harness in this process serving the built renderer.
  */
-export const test = base.extend<object, { env: Env }>({
+export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell }>({
+  shell: ['harness', { option: true, scope: 'worker' }],
+  // The Electron project on a box without the binary: each spec says plainly it did not run.
+  electronGate: [
+    async ({ shell }, use, testInfo) => {
+      if (shell === 'electron' && 'missing' in electron) {
+        console.log(`*** Electron e2e NOT RUN (${testInfo.title}): ${electron.missing}`);
+        testInfo.skip(true, `Electron binary not available: ${electron.missing}`);
+      }
+      await use();
+    },
+    { auto: true },
+  ],
+  page: async ({ page, env }, use) => {
+    await use(env.window ?? page);
+  },
   env: [
-    async ({}, use) => {
+    async ({ shell }, use) => {
       const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-e2e-home-'));
       process.env.GPU_DESK_HOME = home;
       process.env.GPU_DESK_KEYCHAIN_SERVICE = `gpu-desk-e2e-${process.pid}`;
@@ -33,11 +66,47 @@ export const test = base.extend<object, { env: Env }>({
       const bed = await startSshd({ extraConfig: [`SetEnv PATH=${shimDir}:/usr/local/bin:/usr/bin:/bin`] });
       const sshConfigPath = path.join(home, 'ssh_config');
       fs.writeFileSync(sshConfigPath, `Host bed-alias\n  HostName 127.0.0.1\n  Port ${bed.port}\n  User ${bed.user}\n  IdentityFile ${bed.userKeyPath}\n\nHost *.wild\n  User nobody\n`);
-      const harness = await startHarness({ build: false, log: () => {}, deps: { sshConfigPath, userKnownHostsFiles: [] } });
+      let harness: Harness | null = null;
+      let launched: LaunchedApp | null = null;
+      let window: Page | null = null;
+      let app: AppDriver;
+      if (shell === 'electron' && 'path' in electron) {
+        // The real app reads ~/.ssh/config and ~/.ssh/known_hosts: a private HOME holds the test's.
+        const userHome = path.join(home, 'user-home');
+        fs.mkdirSync(path.join(userHome, '.ssh'), { recursive: true, mode: 0o700 });
+        fs.copyFileSync(sshConfigPath, path.join(userHome, '.ssh', 'config'));
+        launched = await launchElectronApp(root, electron.path, {
+          HOME: userHome, XDG_CONFIG_HOME: path.join(home, 'xdg-config'), GPU_DESK_HOME: home,
+          GPU_DESK_KEYCHAIN_SERVICE: process.env.GPU_DESK_KEYCHAIN_SERVICE!,
+        });
+        const win = await launched.app.firstWindow();
+        await win.setViewportSize({ width: 1280, height: 860 });
+        window = win;
+        app = {
+          open: async (page) => {
+            await page.reload();
+            await page.waitForLoadState('domcontentloaded');
+          },
+          invoke: async (method, input) => {
+            const r = await win.evaluate(([m, i]) => (globalThis as unknown as { gpuDesk: { invoke(m: string, i: unknown): Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }> } }).gpuDesk.invoke(m, i), [method, input] as const);
+            if (!r.ok) throw new Error(`${method}: ${r.error?.code} ${r.error?.message}`);
+            return r.value as never;
+          },
+        };
+      } else {
+        const h = await startHarness({ build: false, log: () => {}, deps: { sshConfigPath, userKnownHostsFiles: [] } });
+        harness = h;
+        app = {
+          open: async (page) => {
+            await page.goto(h.url);
+          },
+          invoke: async (method, input) => (h.core.handlers()[method] as (i: unknown) => Promise<never>)(input),
+        };
+      }
       fs.mkdirSync(SCREENS, { recursive: true });
       const shot = async (page: Page, name: string) => {
         shotNo++;
-        await page.screenshot({ path: path.join(SCREENS, `${String(shotNo).padStart(2, '0')}-${name}.png`) });
+        await page.screenshot({ path: path.join(SCREENS, `${String(shotNo).padStart(2, '0')}-${shell === 'electron' ? 'electron-' : ''}${name}.png`) });
       };
       const bedSessions = async () => {
         const conn = await connectSsh({ destination: `${bed.user}@127.0.0.1`, port: bed.port, identityFiles: [bed.userKeyPath], agent: false, sshConfigPath: null, userKnownHostsFiles: [], appKnownHostsFile: path.join(home, 'fixture_known_hosts'), callbacks: { onUnknownHostKey: async () => 'accept-once' } });
@@ -47,8 +116,9 @@ export const test = base.extend<object, { env: Env }>({
       const before = await bedSessions();
       const existing = new Set(before.list.map((s) => s.display));
       await before.conn.close();
-      await use({ bed, harness, home, sshConfigPath, shot });
-      await harness.close();
+      await use({ bed, app, home, sshConfigPath, shot, window });
+      await harness?.close();
+      await launched?.close();
       const after = await bedSessions();
       for (const s of after.list) if (!existing.has(s.display)) await killSession(after.conn, s.display).catch(() => {});
       await after.conn.close();
