@@ -39,7 +39,12 @@ export function joinStreams(local: Socket, channel: Duplex, counters: PipeCounte
   local.on('error', done);
   channel.on('error', done);
   local.on('close', done);
-  channel.on('close', done);
+  // sshd closes a channel once both sides sent EOF; a client that half-closed may still be
+  // reading the reply, whose tail can sit in the socket's queue: flush it before closing.
+  channel.on('close', () => {
+    if (!local.destroyed && local.writableLength > 0) local.end(done);
+    else done();
+  });
 }
 
 /**
