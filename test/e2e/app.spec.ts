@@ -126,6 +126,28 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   await expect.poll(() => brightCount(page, 0, 0, 484, 64)).toBeGreaterThan(textBefore + 300);
   await env.shot(page, 'viewer-typed');
 
+  // Clipboard both ways through the session's own X clipboard (TigerVNC keeps it in step with viewers).
+  // This computer → server: text sent from the Clipboard panel is what the server's clipboard holds.
+  const clipOut = `/tmp/${tag}-clip.txt`;
+  await page.getByRole('button', { name: 'Clipboard', exact: true }).click();
+  const clip = page.getByRole('complementary', { name: 'Clipboard' });
+  await clip.getByLabel('Send text to the remote clipboard').fill(`to-server-${tag}`);
+  await clip.getByRole('button', { name: 'Send', exact: true }).click();
+  await page.getByRole('button', { name: 'Clipboard', exact: true }).click();
+  await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });
+  await page.keyboard.type(`xclip -o -selection clipboard > ${clipOut}`, { delay: 10 });
+  await page.keyboard.press('Enter');
+  await expect.poll(() => (fs.existsSync(clipOut) ? fs.readFileSync(clipOut, 'utf8') : ''), { timeout: 15_000 }).toBe(`to-server-${tag}`);
+  // Server → this computer: a program on the server copies text; the panel shows it.
+  await page.keyboard.type(`echo -n from-server-${tag} | xclip -selection clipboard`, { delay: 10 });
+  await page.keyboard.press('Enter');
+  await page.getByRole('button', { name: 'Clipboard', exact: true }).click();
+  await expect(clip.getByRole('textbox', { name: 'Remote clipboard', exact: true })).toHaveValue(`from-server-${tag}`, { timeout: 15_000 });
+  await env.shot(page, 'viewer-clipboard');
+  await page.getByRole('button', { name: 'Clipboard', exact: true }).click();
+  fs.rmSync(clipOut, { force: true });
+  await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });
+
   // Motion for the codec test: a test pattern played inside the session, started by typing its command.
   await page.keyboard.type('ffplay -loglevel quiet -an -noborder -left 500 -top 0 -f lavfi -i testsrc2=size=480x360:rate=15 &', { delay: 5 });
   await page.keyboard.press('Enter');
