@@ -146,7 +146,30 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   await env.shot(page, 'viewer-clipboard');
   await page.getByRole('button', { name: 'Clipboard', exact: true }).click();
   fs.rmSync(clipOut, { force: true });
-  await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });
+
+  // Keys the local OS would swallow reach the server, and view-only sends nothing: `cat -v` in the
+  // xterm writes what the remote keyboard produced (Escape → ^[, Ctrl+Alt+Del → ^[[3;7~).
+  const keysOut = `/tmp/${tag}-keys.txt`;
+  const screen = page.locator('[data-testid="vnc-screen"] canvas');
+  await screen.click({ position: { x: 200, y: 150 } });
+  await page.keyboard.type(`cat -v > ${keysOut}`, { delay: 10 });
+  await page.keyboard.press('Enter');
+  await page.getByLabel('View only').check();
+  await screen.click({ position: { x: 200, y: 150 } });
+  await page.keyboard.type('QQQ', { delay: 10 });
+  await page.getByLabel('View only').uncheck();
+  await page.getByRole('button', { name: 'Send keys' }).click();
+  await page.getByRole('menu', { name: 'Send keys' }).getByRole('menuitem', { name: 'Escape', exact: true }).click();
+  await page.getByRole('button', { name: 'Ctrl+Alt+Del' }).click();
+  await screen.click({ position: { x: 200, y: 150 } });
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Control+d');
+  await expect.poll(() => (fs.existsSync(keysOut) ? fs.readFileSync(keysOut, 'utf8') : ''), { timeout: 15_000 }).toContain('\n');
+  const keys = fs.readFileSync(keysOut, 'utf8');
+  expect(keys).not.toContain('Q');
+  expect(keys.startsWith('^['), `Escape first, got ${JSON.stringify(keys)}`).toBe(true);
+  expect(keys).toMatch(/\^\[\[3;\d+~/);
+  fs.rmSync(keysOut, { force: true });
 
   // Motion for the codec test: a test pattern played inside the session, started by typing its command.
   await page.keyboard.type('ffplay -loglevel quiet -an -noborder -left 500 -top 0 -f lavfi -i testsrc2=size=480x360:rate=15 &', { delay: 5 });
