@@ -171,6 +171,13 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   expect(keys).toMatch(/\^\[\[3;\d+~/);
   fs.rmSync(keysOut, { force: true });
 
+  // Full screen shows the viewer alone; leaving it restores the window.
+  await page.getByRole('button', { name: 'Full screen' }).click();
+  await expect.poll(() => page.evaluate(() => document.fullscreenElement?.className ?? null)).toContain('viewer');
+  await page.evaluate(() => document.exitFullscreen());
+  await expect.poll(() => page.evaluate(() => document.fullscreenElement === null)).toBe(true);
+  await screen.click({ position: { x: 200, y: 150 } });
+
   // Motion for the codec test: a test pattern played inside the session, started by typing its command.
   await page.keyboard.type('ffplay -loglevel quiet -an -noborder -left 500 -top 0 -f lavfi -i testsrc2=size=480x360:rate=15 &', { delay: 5 });
   await page.keyboard.press('Enter');
