@@ -274,6 +274,20 @@ test('import a host from ~/.ssh/config; edit and remove profiles; dark theme', a
   await edit.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByTestId('server-bed-renamed')).toBeVisible();
 
+  // Keyboard only: Tab reaches "Add server", Enter opens the dialog with focus inside, Tab stays
+  // inside it, Escape cancels and focus returns to the button.
+  await page.locator('body').click({ position: { x: 5, y: 400 } });
+  for (let i = 0; i < 30 && !(await page.getByRole('button', { name: 'Add server' }).evaluate((b) => b === document.activeElement)); i++) await page.keyboard.press('Tab');
+  await expect(page.getByRole('button', { name: 'Add server' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  const addDlg = page.getByRole('dialog', { name: 'Add server' });
+  await expect(addDlg).toBeVisible();
+  for (let i = 0; i < 25; i++) await page.keyboard.press('Tab');
+  expect(await addDlg.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+  await page.keyboard.press('Escape');
+  await expect(addDlg).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Add server' })).toBeFocused();
+
   await page.getByLabel('Colour theme').selectOption('dark');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   await env.shot(page, 'servers-dark');

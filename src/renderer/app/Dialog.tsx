@@ -7,13 +7,16 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
 export function Dialog(props: { title: string; children: ReactNode; onCancel?: () => void; alert?: boolean; wide?: boolean; testId?: string }) {
   const id = useId();
   const ref = useRef<HTMLDivElement>(null);
+  // Taken while rendering, before any autoFocus field inside takes the focus: where to return on close.
+  const opener = useRef(document.activeElement as HTMLElement | null);
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const prev = document.activeElement as HTMLElement | null;
-    const first = el.querySelector<HTMLElement>('[autofocus], input, select, textarea, button');
-    first?.focus();
-    return () => prev?.focus?.();
+    const prev = opener.current;
+    if (!el.contains(document.activeElement)) el.querySelector<HTMLElement>('[autofocus], input, select, textarea, button')?.focus();
+    return () => {
+      if (prev?.isConnected) prev.focus();
+    };
   }, []);
   const onKey = (e: React.KeyboardEvent) => {
     if (e.key === 'Escape' && props.onCancel && !props.alert) {
