@@ -195,18 +195,24 @@ export interface GpuSample {
   gpus: GpuView[];
 }
 
+/** One set-up plan step (src/core/remote/types.ts PlanStep is this shape). */
 export interface SetupStepView {
   id: string;
   title: string;
+  /** Why this step matters, in plain language. */
   why: string;
+  /** POSIX sh script; exit 0 means the step is already done and `apply` is skipped. */
   check: string;
+  /** POSIX sh script that makes `check` pass. */
   apply: string;
   needsRoot: boolean;
 }
 
+export type RenderBackend = 'egl' | 'glx' | 'none';
+
 export interface SetupPlanView {
   distro: string;
-  backend: 'egl' | 'glx' | 'none';
+  backend: RenderBackend;
   steps: SetupStepView[];
   notes: string[];
 }
@@ -222,9 +228,17 @@ export interface SetupProgress {
   message?: string;
 }
 
+export interface SetupStepResultView {
+  id: string;
+  status: 'skipped' | 'applied' | 'failed' | 'not-run';
+  ms: number;
+  /** Tail of the step's output (stdout+stderr), redacted. */
+  output: string;
+}
+
 export interface SetupResultView {
   ok: boolean;
-  steps: { id: string; status: 'skipped' | 'applied' | 'failed' | 'not-run'; ms: number; output: string }[];
+  steps: SetupStepResultView[];
   error?: ErrorValue & { stepId?: string };
 }
 

@@ -2,7 +2,7 @@
  * Pure parsers for the exact text the server's tools print. No I/O: each takes a string and returns
  * data, so fixtures in test/fixtures/remote pin the formats.
  */
-import type { DistroKey, GpuInfo, OsInfo, PackageFamily, VncFlavor } from './types';
+import type { DistroKey, GlxInfo, GpuInfo, OsInfo, PackageFamily, VncFlavor } from './types';
 
 // ---------------------------------------------------------------- /etc/os-release
 
@@ -105,15 +105,6 @@ export function driverMajor(version: string | null | undefined): number | null {
 
 // ---------------------------------------------------------------- glxinfo
 
-export interface GlxInfo {
-  renderer: string | null;
-  vendor: string | null;
-  glVersion: string | null;
-  directRendering: boolean | null;
-  softwareRenderer: boolean;
-  /** First error line when glxinfo could not open the display. */
-  error: string | null;
-}
 
 const SOFTWARE_RENDERERS = /llvmpipe|softpipe|swrast|software rasterizer|Mesa X11|GDI Generic/i;
 

@@ -3,7 +3,7 @@
  * (no classes, no functions, no Dates) so the IPC contract can carry them unchanged.
  */
 
-import type { Finding as FindingView } from '../../shared/models';
+import type { Finding as FindingView, RenderBackend, SetupStepResultView, SetupStepView } from '../../shared/models';
 
 export type DistroKey = 'ubuntu-20.04' | 'ubuntu-22.04' | 'ubuntu-24.04' | 'debian-12' | 'rhel-8' | 'rhel-9';
 export type PackageFamily = 'deb' | 'rpm' | 'unknown';
@@ -63,18 +63,23 @@ export interface VirtualGLInfo {
   eglReason: string;
 }
 
-export interface XServerInfo {
-  /** Something serves display :0 (/tmp/.X11-unix/X0 exists). */
-  running: boolean;
-  /** glxinfo could talk to it. */
-  accessible: boolean;
+/** What glxinfo says about a display. */
+export interface GlxInfo {
   renderer: string | null;
   vendor: string | null;
   glVersion: string | null;
   directRendering: boolean | null;
   /** The renderer is a software rasteriser (llvmpipe, softpipe, swrast). */
   softwareRenderer: boolean;
+  /** First error line when glxinfo could not open the display. */
   error: string | null;
+}
+
+export interface XServerInfo extends GlxInfo {
+  /** Something serves display :0 (/tmp/.X11-unix/X0 exists). */
+  running: boolean;
+  /** glxinfo could talk to it. */
+  accessible: boolean;
 }
 
 export type VncFlavor = 'turbovnc' | 'tigervnc';
@@ -157,19 +162,9 @@ export interface ServerReport {
   probeMs: number;
 }
 
-export interface PlanStep {
-  id: string;
-  title: string;
-  /** Why this step matters, in plain language. */
-  why: string;
-  /** POSIX sh script; exit 0 means the step is already done and `apply` is skipped. */
-  check: string;
-  /** POSIX sh script that makes `check` pass. */
-  apply: string;
-  needsRoot: boolean;
-}
+export type PlanStep = SetupStepView;
 
-export type RenderBackend = 'egl' | 'glx' | 'none';
+export type { RenderBackend } from '../../shared/models';
 
 export interface SetupPlan {
   distro: DistroKey;
@@ -189,13 +184,7 @@ export type PlanProgress =
   | { type: 'step-done'; stepId: string; index: number; total: number; ms: number }
   | { type: 'step-failed'; stepId: string; index: number; total: number; message: string };
 
-export interface StepResult {
-  id: string;
-  status: 'skipped' | 'applied' | 'failed' | 'not-run';
-  ms: number;
-  /** Tail of the step's output (stdout+stderr), redacted. */
-  output: string;
-}
+export type StepResult = SetupStepResultView;
 
 export interface ApplyResult {
   ok: boolean;

@@ -17,8 +17,9 @@ interface DisplayInternals {
   _targetCtx: CanvasRenderingContext2D;
   _backbuffer: HTMLCanvasElement;
   _damageBounds: { left: number; top: number; right: number; bottom: number };
-  _fbWidth: number;
-  _fbHeight: number;
+  _viewportLoc: { x: number; y: number; w: number; h: number };
+  _scale: number;
+  _rescale(factor: number): void;
   viewportChangeSize(width?: number, height?: number): void;
   resize(width: number, height: number): void;
   _drawCtx: CanvasRenderingContext2D;
@@ -52,8 +53,8 @@ export function checkRfbInternals(rfb: RFB): void {
   const missing = ['_sendEncodings', '_handleRect', '_display', '_sock', '_FBU'].filter((k) => !(k in r));
   const d = r._display as unknown as Record<string, unknown> | undefined;
   if (d) {
-    missing.push(...['imageRect', 'drawImage', 'pending', 'flip', '_renderQPush', '_damage'].filter((k) => typeof d[k] !== 'function'));
-    missing.push(...['_drawCtx', '_renderQ'].filter((k) => !d[k]));
+    missing.push(...['imageRect', 'drawImage', 'pending', 'flip', '_renderQPush', '_damage', '_rescale', 'resize', 'viewportChangeSize'].filter((k) => typeof d[k] !== 'function'));
+    missing.push(...['_drawCtx', '_renderQ', '_target', '_targetCtx', '_viewportLoc', '_damageBounds'].filter((k) => !d[k]));
   }
   if (missing.length) throw new Error(`noVNC internals changed (missing ${missing.join(', ')}): update src/renderer/viewer/rfbPatches.ts`);
 }
@@ -194,12 +195,8 @@ export function installDirectDraw(rfb: RFB): void {
     if (r.clipViewport) throw new Error('direct drawing needs an unclipped viewport');
     origResize(w, h);
     // noVNC's viewport follows the framebuffer when unclipped; keep its bookkeeping in step.
-    const vp = (d as unknown as { _viewportLoc: { x: number; y: number; w: number; h: number } })._viewportLoc;
-    vp.x = 0;
-    vp.y = 0;
-    vp.w = w;
-    vp.h = h;
-    (d as unknown as { _rescale(s: number): void })._rescale((d as unknown as { _scale: number })._scale);
+    Object.assign(d._viewportLoc, { x: 0, y: 0, w, h });
+    d._rescale(d._scale);
   };
 }
 
