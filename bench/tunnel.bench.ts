@@ -9,6 +9,8 @@
  * Figures are ratios within this run; absolute numbers depend on the machine.
  * GD_BENCH_STRICT=1 makes a missed target exit non-zero. GD_BENCH_QUICK=1 shrinks every size (smoke run).
  * GD_BENCH_DELAYS=50 (comma list, 0 = skip the loopback section) runs a subset while tuning.
+ * GD_BENCH_SETTLE=N: round trips of the (reported, not judged) settling phase before the judged
+ * ones (default 4000). GD_HOLDER_EXECARGV adds node flags to our tunnel's process (e.g. --trace-deopt).
  */
 import os from 'node:os';
 import { cleanupAll, startSshd } from '../test/bed';
@@ -20,6 +22,7 @@ const quick = process.env.GD_BENCH_QUICK === '1';
 const LOOP_BYTES = quick ? 128 * MiB : 1024 * MiB;
 const LONG_BYTES = quick ? 32 * MiB : 256 * MiB;
 const ROUND_TRIPS = quick ? 200 : 2000;
+const SETTLE_ROUND_TRIPS = quick ? 200 : Number(process.env.GD_BENCH_SETTLE ?? 4000);
 const DELAYED_ROUND_TRIPS = quick ? 10 : 50;
 const DELAYS_MS = (process.env.GD_BENCH_DELAYS ?? '0,25,50,100').split(',').map(Number);
 const DRAIN_RATE = 1 * MiB;
@@ -90,7 +93,11 @@ async function main(): Promise<number> {
       procs.push(ours.proc, openssh.proc);
       for (const p of [ours, openssh]) await throughput(p.proc.port, 16 * MiB); // warm-up: JIT, TCP windows
       throughputLine(`loopback (${LOOP_BYTES / MiB} MiB)`, await compareThroughput(ours, openssh, LOOP_BYTES, 4), 1.2);
-      rttLine('loopback', await compareRtt(openssh, ours, ROUND_TRIPS, 4), 1.1);
+      // Settling, measured but not judged: right after a bulk transfer both parties' round trips run
+      // slow for a few thousand messages (the kernel's per-task load averages decay; ours also
+      // re-optimises its JIT code for small packets). A VNC session lives in the steady state.
+      if (SETTLE_ROUND_TRIPS > 0) rttLine('loopback, settling after the bulk transfer', await compareRtt(openssh, ours, SETTLE_ROUND_TRIPS, 8), null);
+      rttLine('loopback', await compareRtt(openssh, ours, ROUND_TRIPS, 8), 1.1);
       await ours.proc.stop();
       await openssh.proc.stop();
     }

@@ -61,7 +61,7 @@ export function knownHostsFor(bed: SshdBed, sshPort: number): string {
 
 export function startOurs(bed: SshdBed, sshPort: number, targetPort: number): Promise<Proc> {
   const cfg: HolderConfig = { sshPort, user: bed.user, keyPath: bed.userKeyPath, knownHostsFile: knownHostsFor(bed, sshPort), targetPort };
-  return forkTs('holder.ts', cfg, ['--expose-gc']);
+  return forkTs('holder.ts', cfg, ['--expose-gc', ...(process.env.GD_HOLDER_EXECARGV ?? '').split(' ').filter(Boolean)]);
 }
 
 export async function startOpenssh(bed: SshdBed, sshPort: number, targetPort: number): Promise<Proc> {

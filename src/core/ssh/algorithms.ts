@@ -11,8 +11,13 @@
  * Cipher: AES-GCM first: with AES-NI / ARMv8 crypto (every desktop CPU this app targets) it
  * measured at least as fast as chacha20-poly1305 through ssh2 here (bench:tunnel); chacha20
  * stays next for servers that lack GCM.
+ *
+ * Writer: SSH packets go to the socket through socketWriter (../net/leanSocket), which skips the
+ * Writable's per-write bookkeeping; each message of an interactive session pays it on the way out.
  */
+import type { Socket } from 'node:net';
 import type { CipherAlgorithm } from 'ssh2';
+import { socketWriter, type SocketWriter } from '../net/leanSocket';
 
 /** Opening window, as OpenSSH: small channels (exec, probes) never need more. */
 export const CHANNEL_WINDOW = 2 * 1024 * 1024;
@@ -37,6 +42,8 @@ export interface SshTransportOptions {
   channelWindow: number;
   /** ssh2 option added by our patch: auto-tuning ceiling of a channel's receive window (bytes). */
   channelWindowMax: number;
+  /** ssh2 option added by our patch: how protocol packets are written to the socket. */
+  socketWriter: (sock: Socket) => SocketWriter;
 }
 
 export function sshTransportOptions(over: Partial<Pick<SshTransportOptions, 'channelWindow' | 'channelWindowMax'>> = {}): SshTransportOptions {
@@ -45,5 +52,6 @@ export function sshTransportOptions(over: Partial<Pick<SshTransportOptions, 'cha
     algorithms: { cipher: [...CIPHERS] },
     channelWindow,
     channelWindowMax: Math.max(channelWindow, over.channelWindowMax ?? CHANNEL_WINDOW_MAX),
+    socketWriter: (sock) => socketWriter(sock),
   };
 }

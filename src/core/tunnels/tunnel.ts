@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { GpuDeskError } from '../errors';
+import { adoptAccepted } from '../net/leanSocket';
 import { LOOPBACK } from './forwardSpec';
 import { joinStreams, type PipeCounters } from './pipe';
 
@@ -88,7 +89,8 @@ export class Tunnel extends EventEmitter {
   private tryListen(port: number): Promise<number> {
     return new Promise((resolve, reject) => {
       // allowHalfOpen: a client that has sent all it will send (EOF) still gets the reply, as with ssh -L.
-      const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (s) => this.onSocket(s));
+      // pauseOnConnect: nothing is read before the socket is adopted for lean reads (../net/leanSocket).
+      const server = net.createServer({ noDelay: true, allowHalfOpen: true, pauseOnConnect: true }, (s) => this.onSocket(s));
       server.once('error', reject);
       // Loopback only: other machines (and other interfaces) must never reach the VNC port.
       server.listen({ port, host: LOOPBACK, exclusive: true }, () => {
@@ -100,7 +102,8 @@ export class Tunnel extends EventEmitter {
     });
   }
 
-  private onSocket(sock: net.Socket): void {
+  private onSocket(accepted: net.Socket): void {
+    const { socket: sock, onData } = adoptAccepted(accepted, { allowHalfOpen: true });
     this.sockets.add(sock);
     this.counters.totalConnections++;
     sock.pause();
@@ -117,7 +120,7 @@ export class Tunnel extends EventEmitter {
           channel.destroy();
           return;
         }
-        joinStreams(sock, channel, this.counters, () => this.emit('connection-closed'));
+        joinStreams(sock, channel, this.counters, () => this.emit('connection-closed'), onData);
         sock.resume();
         this.emit('connection-opened');
       },
