@@ -68,9 +68,10 @@ export function socketWriter(sock: net.Socket, onIdle?: () => void): SocketWrite
   const idle = () => {
     if (queued === 0 && sock.writableLength === 0) onIdle?.();
   };
-  if (onIdle) sock.on('drain', idle);
+  // Each queued write reports its own completion: 'drain' alone would miss the end of a queue
+  // whose chunks stayed under the Writable's high-water mark (write() never returned false).
   const fallback = (data: Buffer) => {
-    sock.write(data);
+    sock.write(data, onIdle ? idle : undefined);
   };
   if (!binding || !(sock instanceof net.Socket)) return { write: fallback, pending: () => sock.writableLength };
   const b = binding;

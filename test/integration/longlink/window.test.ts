@@ -142,8 +142,10 @@ describe('backpressure: a slow reader keeps the tunnel process bounded', () => {
       const sample = () => {
         const w = win(ch)!;
         ceiling = w.max;
-        // Bytes this process holds for the stream: unread channel data + the socket's write queue.
-        worstHeld = Math.max(worstHeld, ch.readableLength + local.writableLength);
+        // Bytes this process holds for the stream: unread channel data + what the sink (the
+        // socket's writer) has not handed to the kernel yet.
+        const sink = (ch as unknown as { _sink?: { buffered(): number } })._sink;
+        worstHeld = Math.max(worstHeld, ch.readableLength + (sink ? sink.buffered() : local.writableLength));
         // The patch's invariant: granted-but-unreceived + buffered never exceeds the ceiling.
         worstOutstanding = Math.max(worstOutstanding, incoming(ch) + ch.readableLength - w.max);
       };
@@ -178,9 +180,17 @@ describe('backpressure: a slow reader keeps the tunnel process bounded', () => {
       reader.resume();
       await new Promise((r) => setTimeout(r, 3000));
       // The sender resumes once the reader has drained what the app holds below the (shrunk) target:
-      // at 1 MiB/s that takes up to the ceiling's worth of seconds.
-      for (let waited = 0; received() === receivedBeforeSlow && waited < (CHANNEL_WINDOW_MAX / MiB + 8) * 1000; waited += 250) {
+      // at 1 MiB/s up to the ceiling's worth of seconds, longer on a loaded machine. So wait while
+      // the reader still makes progress; a sender that never resumes leaves the reader with
+      // nothing to read, and the wait ends 2 s later.
+      let lastConsumed = consumed;
+      let lastProgress = Date.now();
+      while (received() === receivedBeforeSlow && Date.now() - lastProgress < 2000 && consumed - consumedBeforeSlow < 4 * CHANNEL_WINDOW_MAX) {
         await new Promise((r) => setTimeout(r, 250));
+        if (consumed !== lastConsumed) {
+          lastConsumed = consumed;
+          lastProgress = Date.now();
+        }
       }
       clearInterval(sampler);
       sample();

@@ -62,6 +62,33 @@ describe('lean socket paths (real loopback sockets)', () => {
     expect(idle).toBeGreaterThan(0);
   });
 
+  it('writer: onIdle comes after a queued tail smaller than the Writable\'s high-water mark (no \'drain\' for it)', async () => {
+    const { server, client } = await pair();
+    let idle = 0;
+    const w = socketWriter(server, () => idle++);
+    client.pause();
+    const sent: Buffer[] = [];
+    // Direct writes until the kernel is full and one is left queued…
+    while (w.pending() === 0) {
+      const c = randomBytes(64 * 1024);
+      sent.push(c);
+      w.write(c);
+    }
+    // …then one small chunk behind it, through socket.write(), which returns true.
+    const tail = randomBytes(1024);
+    sent.push(tail);
+    w.write(tail);
+    expect(server.writableLength).toBe(1024);
+    idle = 0;
+    const total = sent.reduce((n, c) => n + c.length, 0);
+    const got = collect(client, total);
+    client.resume();
+    expect(sha(await got)).toBe(sha(Buffer.concat(sent)));
+    for (let i = 0; i < 50 && idle === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(w.pending()).toBe(0);
+    expect(idle).toBeGreaterThan(0);
+  });
+
   it('writer: a write to a peer that is gone destroys the socket with the system error, no throw', async () => {
     const { server, client } = await pair();
     const w = socketWriter(server);
