@@ -56,7 +56,7 @@ async function compareThroughput(a: Party, b: Party, bytes: number, rounds: numb
 
 async function compareRtt(a: Party, b: Party, n: number, rounds: number): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = { ours: [], openssh: [] };
-  for (const p of alternate(a, b, rounds)) out[p.name].push(...(await echoRtts(p.proc.port, n / rounds, n >= 1000 ? 50 : 2)));
+  for (const p of alternate(a, b, rounds)) out[p.name].push(...(await echoRtts(p.proc.port, Math.round(n / rounds), n >= 1000 ? 50 : 2)));
   return out;
 }
 
@@ -92,12 +92,12 @@ async function main(): Promise<number> {
       const openssh: Party = { name: 'openssh', proc: await startOpenssh(bed, bed.port, source.port) };
       procs.push(ours.proc, openssh.proc);
       for (const p of [ours, openssh]) await throughput(p.proc.port, 16 * MiB); // warm-up: JIT, TCP windows
-      throughputLine(`loopback (${LOOP_BYTES / MiB} MiB)`, await compareThroughput(ours, openssh, LOOP_BYTES, 4), 1.2);
+      throughputLine(`loopback (${LOOP_BYTES / MiB} MiB)`, await compareThroughput(ours, openssh, LOOP_BYTES, 8), 1.2);
       // Settling, measured but not judged: right after a bulk transfer both parties' round trips run
       // slow for a few thousand messages (the kernel's per-task load averages decay; ours also
       // re-optimises its JIT code for small packets). A VNC session lives in the steady state.
       if (SETTLE_ROUND_TRIPS > 0) rttLine('loopback, settling after the bulk transfer', await compareRtt(openssh, ours, SETTLE_ROUND_TRIPS, 8), null);
-      rttLine('loopback', await compareRtt(openssh, ours, ROUND_TRIPS, 8), 1.1);
+      rttLine('loopback', await compareRtt(openssh, ours, ROUND_TRIPS, 16), 1.1);
       await ours.proc.stop();
       await openssh.proc.stop();
     }
