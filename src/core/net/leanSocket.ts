@@ -87,20 +87,21 @@ export function socketWriter(sock: net.Socket, onIdle?: () => void): SocketWrite
         req.handle = h;
       }
       const r = req;
-      r.oncomplete = (status: number) => {
-        r.buffer = null;
-        queued -= data.length;
-        if (status < 0) sock.destroy(errnoError(status));
-        else idle();
-      };
       const err = h.writeBuffer(r, data);
       if (err !== 0) {
         sock.destroy(errnoError(err));
         return;
       }
       if (b.streamBaseState[b.kLastWriteWasAsync]) {
-        // libuv holds the rest: keep the bytes alive and use a fresh request next time.
+        // libuv holds the rest: keep the bytes alive and use a fresh request next time. Node calls
+        // oncomplete from a later loop turn, so it is only made for these (not per write).
         r.buffer = data;
+        r.oncomplete = (status: number) => {
+          r.buffer = null;
+          queued -= data.length;
+          if (status < 0) sock.destroy(errnoError(status));
+          else idle();
+        };
         queued += data.length;
         req = null;
       }
