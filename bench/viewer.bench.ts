@@ -16,21 +16,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { cleanupAll, freePort, startSshd, startXvnc, waitForPort, type XvncBed } from '../test/bed';
 import { startDelayProxy } from '../test/bed/delayProxy';
-import { startHarness } from '../src/harness/server';
-import type { ProfileInput } from '../src/shared/contract';
 import { parseEncodeStats } from './viewer/xvncLog';
 import { freeXDisplay, runNativeViewer, stop } from './viewer/nativeViewer';
 import { BrowserViewer } from './viewer/browserViewer';
 import { cpuDiff, cpuSnapshot, VIEWER_PROCS } from './viewer/cpu';
 import { measureChannel } from './viewer/channel';
+import { benchProfile, COMPRESSION, QUALITY, startViewerBed } from './viewer/setup';
 
 const SHOW_CPU = process.argv.includes('--cpu');
 
 const args = process.argv.slice(2);
 const SECONDS = Number(argOf('--seconds') ?? 12);
 const ROUNDS = Number(argOf('--rounds') ?? 2);
-const QUALITY = 6;
-const COMPRESSION = 2;
 const only = argOf('--only')?.split(',');
 const NATIVE_DIRECT = args.includes('--native-direct');
 const VARIANT = argOf('--variant');
@@ -73,21 +70,10 @@ async function opensshForward(bed: Awaited<ReturnType<typeof startSshd>>, remote
   return { proc, port };
 }
 
-function profile(name: string, port: number, user: string, keyPath: string, display: number, viewer: Partial<ProfileInput['viewer']> = {}): Omit<ProfileInput, 'id'> {
-  return {
-    name, host: '127.0.0.1', port, user, jumpHosts: [], auth: { kind: 'key-file', path: keyPath },
-    display: { number: display },
-    viewer: { quality: QUALITY, compression: COMPRESSION, encodings: ['tight'], scaling: 'off', adaptive: false, ...viewer },
-    forwards: [],
-  };
-}
 
 async function main(): Promise<void> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-bench-viewer-'));
-  process.env.GPU_DESK_HOME = home;
-  const bed = await startSshd();
-  fs.writeFileSync(path.join(home, 'known_hosts'), `${bed.knownHostsLine}\n`);
-  const harness = await startHarness({ log: () => {}, deps: { sshConfigPath: null, userKnownHostsFiles: [] } });
+  const app = await startViewerBed('gd-bench-viewer-');
+  const { home, bed, harness } = app;
   line(`bench:viewer — ${os.cpus().length} CPUs, ${SECONDS} s per run, ${ROUNDS} rounds alternating, quality ${QUALITY}, compression ${COMPRESSION}, Tight`);
   const children: ChildProcess[] = [];
   try {
@@ -100,7 +86,7 @@ async function main(): Promise<void> {
       const xvnc = await startXvnc({ geometry: `${w}x${h}` });
       const viewer = await BrowserViewer.launch(harness, { width: w + 40, height: h + 120 });
       const name = `xvnc${w}`;
-      await viewer.addProfile(profile(name, bed.port, bed.user, bed.userKeyPath, xvnc.display));
+      await viewer.addProfile(benchProfile(name, bed.port, bed.user, bed.userKeyPath, xvnc.display));
 
       if (want('motion')) {
         const motion = playMotion(xvnc, w, h);
@@ -169,7 +155,7 @@ async function main(): Promise<void> {
         // A fresh session: after ffplay (SDL takes the X input focus) an X server without a window
         // manager is left with focus None and would drop the probe's keys.
         const keyDesk = await startXvnc({ geometry: `${w}x${h}`, clients: [['xterm', '-geometry', '80x24+0+0', '-e', 'cat']] });
-        await viewer.addProfile(profile('keys', bed.port, bed.user, bed.userKeyPath, keyDesk.display));
+        await viewer.addProfile(benchProfile('keys', bed.port, bed.user, bed.userKeyPath, keyDesk.display));
         const name = 'keys';
         await new Promise((r) => setTimeout(r, 1000));
         if (want('connect')) {
@@ -192,7 +178,7 @@ async function main(): Promise<void> {
           line(`key-to-screen, loopback: median ${fmt(median(ok))} ms of ${ok.length} (p90 ${fmt(median(ok.slice().sort((a, b) => a - b).slice(Math.floor(ok.length * 0.8))))} ms${ok.length < lat.length ? `, ${lat.length - ok.length} not seen within 3 s` : ''}) (target <= 30 ms)`);
 
           const proxy = await startDelayProxy({ targetPort: bed.port, delayMs: 50 });
-          await viewer.addProfile(profile('delayed', proxy.port, bed.user, bed.userKeyPath, keyDesk.display));
+          await viewer.addProfile(benchProfile('delayed', proxy.port, bed.user, bed.userKeyPath, keyDesk.display));
           fs.appendFileSync(path.join(home, 'known_hosts'), `[127.0.0.1]:${proxy.port} ${bed.knownHostsLine.split(' ').slice(1).join(' ')}\n`);
           await viewer.connect('delayed');
           await new Promise((r) => setTimeout(r, 1000));
@@ -213,8 +199,8 @@ async function main(): Promise<void> {
         const proxy = await startDelayProxy({ targetPort: bed.port, delayMs: 1, rateBytesPerSec: rate });
         const keyLine = bed.knownHostsLine.split(' ').slice(1).join(' ');
         fs.appendFileSync(path.join(home, 'known_hosts'), `[127.0.0.1]:${proxy.port} ${keyLine}\n`);
-        await viewer.addProfile(profile('slow-fixed9', proxy.port, bed.user, bed.userKeyPath, xvnc.display, { quality: 9, adaptive: false }));
-        await viewer.addProfile(profile('slow-adaptive', proxy.port, bed.user, bed.userKeyPath, xvnc.display, { quality: 9, adaptive: true }));
+        await viewer.addProfile(benchProfile('slow-fixed9', proxy.port, bed.user, bed.userKeyPath, xvnc.display, { quality: 9, adaptive: false }));
+        await viewer.addProfile(benchProfile('slow-adaptive', proxy.port, bed.user, bed.userKeyPath, xvnc.display, { quality: 9, adaptive: true }));
         const result: Record<string, { fps: number; mbit: number; q: number }> = {};
         for (const p of ['slow-fixed9', 'slow-adaptive']) {
           await viewer.connect(p);
@@ -239,9 +225,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const c of children) await stop(c);
-    await harness.close();
-    await cleanupAll();
-    fs.rmSync(home, { recursive: true, force: true });
+    await app.close();
   }
 }
 

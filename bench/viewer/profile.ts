@@ -5,12 +5,10 @@
  * Take the bench lock first: flock /tmp/gpu-desk-bench.lock npx tsx bench/viewer/profile.ts
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { cleanupAll, startSshd, startXvnc } from '../../test/bed';
-import { startHarness } from '../../src/harness/server';
-import type { ProfileInput } from '../../src/shared/contract';
+import { cleanupAll, startXvnc } from '../../test/bed';
 import { BrowserViewer } from './browserViewer';
+import { benchProfile, startViewerBed } from './setup';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const document: any;
@@ -46,18 +44,12 @@ function threads(): Map<string, number> {
 }
 
 async function main(): Promise<void> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-prof-'));
-  process.env.GPU_DESK_HOME = home;
-  const bed = await startSshd();
-  fs.writeFileSync(path.join(home, 'known_hosts'), `${bed.knownHostsLine}\n`);
-  const harness = await startHarness({ log: () => {}, deps: { sshConfigPath: null, userKnownHostsFiles: [] } });
+  const app = await startViewerBed('gd-prof-');
+  const { bed, harness } = app;
   const [w, h] = (argOf('--size') ?? '1280x720').split('x').map(Number);
   const xvnc = await startXvnc({ geometry: `${w}x${h}` });
   const viewer = await BrowserViewer.launch(harness, { width: w + 40, height: h + 120 }, { query: argOf('--query'), args: extra });
-  const p: Omit<ProfileInput, 'id'> = {
-    name: 'p', host: '127.0.0.1', port: bed.port, user: bed.user, jumpHosts: [], auth: { kind: 'key-file', path: bed.userKeyPath },
-    display: { number: xvnc.display }, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'off', adaptive: false } as ProfileInput['viewer'], forwards: [],
-  };
+  const p = benchProfile('p', bed.port, bed.user, bed.userKeyPath, xvnc.display);
   await viewer.addProfile(p);
   if (argOf('--css')) await viewer.page.evaluate((css) => { const st = document.createElement('style'); st.textContent = css; document.head.append(st); }, argOf('--css'));
   const ff = args.includes('--idle') ? xvnc.run(['sleep', '600']) : xvnc.run(['env', 'SDL_RENDER_DRIVER=software', 'ffplay', '-loglevel', 'quiet', '-an', '-noborder', '-left', '0', '-top', '0', '-f', 'lavfi', '-i', `testsrc2=size=${w}x${h}:rate=60`]);
@@ -97,9 +89,7 @@ async function main(): Promise<void> {
     try { process.kill(-ff.pid!, 'SIGTERM'); } catch { /* gone */ }
     await viewer.close();
     await xvnc.stop();
-    await harness.close();
-    await cleanupAll();
-    fs.rmSync(home, { recursive: true, force: true });
+    await app.close();
   }
 }
 
