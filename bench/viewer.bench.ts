@@ -14,10 +14,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cleanupAll, freePort, startSshd, startXvnc, waitForPort, type XvncBed } from '../test/bed';
+import { cleanupAll, freePort, freeXDisplay, startSshd, startXvnc, waitForPort, type XvncBed } from '../test/bed';
 import { startDelayProxy } from '../test/bed/delayProxy';
 import { parseEncodeStats } from './viewer/xvncLog';
-import { freeXDisplay, runNativeViewer, stop } from './viewer/nativeViewer';
+import { runNativeViewer, stop } from './viewer/nativeViewer';
 import { BrowserViewer } from './viewer/browserViewer';
 import { cpuDiff, cpuSnapshot, VIEWER_PROCS } from './viewer/cpu';
 import { measureChannel } from './viewer/channel';
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
           const off = fs.statSync(xvnc.logPath).size;
           const c0 = cpuSnapshot(VIEWER_PROCS);
           await runNativeViewer({
-            port: tunnel?.port ?? xvnc.port, width: w, height: h, quality: QUALITY, compression: COMPRESSION, seconds: SECONDS, xvfbDisplay: freeXDisplay(),
+            port: tunnel?.port ?? xvnc.port, width: w, height: h, quality: QUALITY, compression: COMPRESSION, seconds: SECONDS, xvfbDisplay: await freeXDisplay(),
             beforeStop: () => { if (SHOW_CPU) line(`    cpu (native viewer): ${cpuDiff(c0, cpuSnapshot(VIEWER_PROCS), SECONDS)}`); },
           });
           const n = (await newStats(xvnc.logPath, off))[0];

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import { waitForX } from './x11';
 
 /**
@@ -33,9 +32,3 @@ export async function stop(p: ChildProcess): Promise<void> {
   try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
 }
 
-export function freeXDisplay(from = 150): number {
-  for (let n = from; n < from + 100; n++) {
-    if (!fs.existsSync(`/tmp/.X${n}-lock`) && !fs.existsSync(`/tmp/.X11-unix/X${n}`)) return n;
-  }
-  throw new Error('no free X display for Xvfb');
-}

@@ -25,7 +25,8 @@ export interface XvncBed {
   stop(): Promise<void>;
 }
 
-async function pickDisplay(): Promise<number> {
+/** An X display number between :20 and :99 with no lock, socket or VNC port in use (a stale lock from a killed server counts as used). */
+export async function freeXDisplay(): Promise<number> {
   // Random start so parallel test files rarely race for the same number.
   const start = 20 + Math.floor(Math.random() * 60);
   for (let i = 0; i < 80; i++) {
@@ -41,7 +42,7 @@ export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
   const dir = makeTempDir('gd-xvnc-');
   const logPath = path.join(dir, 'Xvnc.log');
   for (let attempt = 0; attempt < 5; attempt++) {
-    const display = await pickDisplay();
+    const display = await freeXDisplay();
     const port = 5900 + display;
     const args = [
       `:${display}`,

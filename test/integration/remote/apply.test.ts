@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, isRoot, makeTempDir, startSshd, type SshdBed } from '../../bed';
+import { cleanupAll, freeXDisplay, isRoot, makeTempDir, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import type { ExecOptions, SshSession } from '../../../src/core/ssh/types';
@@ -36,7 +36,7 @@ describe('a VNC session started by hand on all interfaces (real bed)', () => {
   it('is reported with its display, port and address', async () => {
     const b = await startSshd();
     const c = await connectSsh(bedOptions(b));
-    const n = 60 + Math.floor(Math.random() * 30);
+    const n = await freeXDisplay();
     const r = await c.exec(`vncserver :${n} -localhost no -SecurityTypes None --I-KNOW-THIS-IS-INSECURE -xstartup /usr/bin/xterm`);
     try {
       expect(r.code, r.stderr).toBe(0);
