@@ -161,8 +161,19 @@ describe('backpressure: a slow reader keeps the tunnel process bounded', () => {
       });
       const grown = win(ch)!.target;
 
-      // Stalled reader: everything in flight lands within a few round trips, then nothing moves.
-      await new Promise((r) => setTimeout(r, 1500));
+      // Stalled reader: what is in flight lands and the kernel queues on both sides fill (up to
+      // 32 + 4 MiB each way here, slower on a loaded machine), then nothing moves. Wait for that
+      // (at least 1.5 s, until the service sent nothing for 0.5 s, at most 15 s), then measure.
+      const stallStart = Date.now();
+      let lastSent = svc.sent;
+      let lastMove = stallStart;
+      while (Date.now() - stallStart < 15_000 && (Date.now() - stallStart < 1500 || Date.now() - lastMove < 500)) {
+        await new Promise((r) => setTimeout(r, 100));
+        if (svc.sent !== lastSent) {
+          lastSent = svc.sent;
+          lastMove = Date.now();
+        }
+      }
       const sentBefore = svc.sent;
       await new Promise((r) => setTimeout(r, 1000));
       const sentDuringStall = svc.sent - sentBefore;
