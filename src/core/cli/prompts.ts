@@ -6,9 +6,11 @@ export function ask(io: CliIo, question: string, opts: { hidden?: boolean } = {}
   return new Promise((resolve) => {
     const { stdin, stderr } = io;
     if (opts.hidden && stdin.isTTY && stdin.setRawMode) {
+      // Echo off before the prompt shows, as readpassphrase(3) does: an answer typed (or sent by a
+      // script) the moment the prompt appears must not be echoed by the terminal.
+      stdin.setRawMode(true);
       stderr.write(question);
       let buf = '';
-      stdin.setRawMode(true);
       stdin.resume();
       const onData = (d: Buffer) => {
         for (const ch of d.toString('utf8')) {
