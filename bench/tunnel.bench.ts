@@ -11,6 +11,8 @@
  * GD_BENCH_DELAYS=50 (comma list, 0 = skip the loopback section) runs a subset while tuning.
  * GD_BENCH_SETTLE=N: round trips of the (reported, not judged) settling phase before the judged
  * ones (default 4000). GD_HOLDER_EXECARGV adds node flags to our tunnel's process (e.g. --trace-deopt).
+ * GD_BENCH_TRIALS=N (default 3): the loopback throughput (1 GiB) and round trips (2000) are each
+ * measured N times, every trial printed; the trial with the median ratio is judged.
  */
 import os from 'node:os';
 import { cleanupAll, startSshd } from '../test/bed';
@@ -23,6 +25,8 @@ const LOOP_BYTES = quick ? 128 * MiB : 1024 * MiB;
 const LONG_BYTES = quick ? 32 * MiB : 256 * MiB;
 const ROUND_TRIPS = quick ? 200 : 2000;
 const SETTLE_ROUND_TRIPS = quick ? 200 : Number(process.env.GD_BENCH_SETTLE ?? 4000);
+/** Loopback trials of the judged throughput and round-trip measurements; the median trial is judged. */
+const TRIALS = quick ? 1 : Math.max(1, Number(process.env.GD_BENCH_TRIALS ?? 3));
 const DELAYED_ROUND_TRIPS = quick ? 10 : 50;
 const DELAYS_MS = (process.env.GD_BENCH_DELAYS ?? '0,25,50,100').split(',').map(Number);
 const DRAIN_RATE = 1 * MiB;
@@ -60,9 +64,12 @@ async function compareRtt(a: Party, b: Party, n: number, rounds: number): Promis
   return out;
 }
 
-function throughputLine(label: string, r: Record<string, number>, target: number): void {
+function throughputLine(label: string, r: Record<string, number>, target: number | null): void {
   const ratio = r.ours / r.openssh;
-  report(`throughput ${label}: ours ${f1(r.ours)} MiB/s, openssh ${f1(r.openssh)} MiB/s, ratio ${ratio.toFixed(2)}x (target >= ${target}x)`, ratio >= target);
+  report(
+    `throughput ${label}: ours ${f1(r.ours)} MiB/s, openssh ${f1(r.openssh)} MiB/s, ratio ${ratio.toFixed(2)}x` + (target === null ? ' (reported)' : ` (target >= ${target}x)`),
+    target === null ? null : ratio >= target,
+  );
 }
 
 function rttLine(label: string, r: Record<string, number[]>, target: number | null): void {
@@ -73,6 +80,21 @@ function rttLine(label: string, r: Record<string, number[]>, target: number | nu
       (target === null ? ' (reported)' : ` (target <= ${target}x)`),
     target === null ? null : ratio <= target,
   );
+}
+
+/**
+ * Runs `measure` TRIALS times, printing each trial (reported), and returns the trial whose ratio
+ * is the median: one trial is the issue's measurement, and on this VM its ratio moves by ±0.1
+ * from run to run with the scheduler's placement of the four processes (see docs/ssh2-window-patch.md).
+ */
+async function medianTrial<T>(measure: () => Promise<T>, ratio: (r: T) => number, print: (r: T, label: string) => void): Promise<T> {
+  const trials: T[] = [];
+  for (let t = 1; t <= TRIALS; t++) {
+    const r = await measure();
+    trials.push(r);
+    if (TRIALS > 1) print(r, `trial ${t} of ${TRIALS}`);
+  }
+  return [...trials].sort((a, b) => ratio(a) - ratio(b))[(TRIALS - 1) >> 1];
 }
 
 async function main(): Promise<number> {
@@ -92,12 +114,23 @@ async function main(): Promise<number> {
       const openssh: Party = { name: 'openssh', proc: await startOpenssh(bed, bed.port, source.port) };
       procs.push(ours.proc, openssh.proc);
       for (const p of [ours, openssh]) await throughput(p.proc.port, 16 * MiB); // warm-up: JIT, TCP windows
-      throughputLine(`loopback (${LOOP_BYTES / MiB} MiB)`, await compareThroughput(ours, openssh, LOOP_BYTES, 8), 1.2);
+      const tpLabel = `loopback (${LOOP_BYTES / MiB} MiB)`;
+      const tp = await medianTrial(
+        () => compareThroughput(ours, openssh, LOOP_BYTES, 8),
+        (r) => r.ours / r.openssh,
+        (r, t) => throughputLine(`${tpLabel}, ${t}`, r, null),
+      );
+      throughputLine(TRIALS > 1 ? `${tpLabel}, median trial` : tpLabel, tp, 1.2);
       // Settling, measured but not judged: right after a bulk transfer both parties' round trips run
       // slow for a few thousand messages (the kernel's per-task load averages decay; ours also
       // re-optimises its JIT code for small packets). A VNC session lives in the steady state.
       if (SETTLE_ROUND_TRIPS > 0) rttLine('loopback, settling after the bulk transfer', await compareRtt(openssh, ours, SETTLE_ROUND_TRIPS, 8), null);
-      rttLine('loopback', await compareRtt(openssh, ours, ROUND_TRIPS, 16), 1.1);
+      const rtt = await medianTrial(
+        () => compareRtt(openssh, ours, ROUND_TRIPS, 16),
+        (r) => percentile(r.ours, 50) / percentile(r.openssh, 50),
+        (r, t) => rttLine(`loopback, ${t}`, r, null),
+      );
+      rttLine(TRIALS > 1 ? 'loopback, median trial' : 'loopback', rtt, 1.1);
       await ours.proc.stop();
       await openssh.proc.stop();
     }
