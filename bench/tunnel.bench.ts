@@ -85,7 +85,7 @@ function rttLine(label: string, r: Record<string, number[]>, target: number | nu
 /**
  * Runs `measure` TRIALS times, printing each trial (reported), and returns the trial whose ratio
  * is the median: one trial is the issue's measurement, and on this VM its ratio moves by ±0.1
- * from run to run with the scheduler's placement of the four processes (see docs/ssh2-window-patch.md).
+ * from run to run with the scheduler's placement of the four processes (docs/ssh2-window-patch.md, "Measuring it on a 2-vCPU VM").
  */
 async function medianTrial<T>(measure: () => Promise<T>, ratio: (r: T) => number, print: (r: T, label: string) => void): Promise<T> {
   const trials: T[] = [];
