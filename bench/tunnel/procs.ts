@@ -82,3 +82,29 @@ export async function startOpenssh(bed: SshdBed, sshPort: number, targetPort: nu
   await Promise.race([waitForPort(port, 20_000), exited]);
   return { port, pid: child.pid!, child, stop: stopper(child) };
 }
+
+/** The floor reference in Node: a bare TCP relay built from the tunnel's socket layer, no SSH (nodeRelay.ts). */
+export const startNodeRelay = (targetPort: number) => forkTs('nodeRelay.ts', { targetPort });
+
+/**
+ * The native floor reference (cRelay.c), built with the system's C compiler into a temp dir.
+ * Rejects with the reason when there is no compiler or the build fails.
+ */
+export async function startCRelay(targetPort: number): Promise<Proc> {
+  const bin = path.join(makeTempDir('gd-bench-crelay-'), 'cRelay');
+  const cc = process.env.CC ?? 'cc';
+  await new Promise<void>((resolve, reject) => {
+    const b = spawn(cc, ['-O2', '-o', bin, path.join(__dirname, 'cRelay.c')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    b.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    b.once('error', (e) => reject(new Error(`no C compiler (${cc}: ${e.message})`)));
+    b.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cc} failed: ${err.trim().split('\n')[0]}`))));
+  });
+  const child = spawn(bin, [String(targetPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  live.add(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+    child.once('exit', (code) => reject(new Error(`cRelay exited (${code}) before it was ready`)));
+  });
+  return { port, pid: child.pid!, child, stop: stopper(child) };
+}
