@@ -91,7 +91,8 @@ export const startNodeRelay = (targetPort: number) => forkTs('nodeRelay.ts', { t
  * Rejects with the reason when there is no compiler or the build fails.
  */
 export async function startCRelay(targetPort: number): Promise<Proc> {
-  const bin = path.join(makeTempDir('gd-bench-crelay-'), 'cRelay');
+  const dir = makeTempDir('gd-bench-crelay-');
+  const bin = path.join(dir, 'cRelay');
   const cc = process.env.CC ?? 'cc';
   await new Promise<void>((resolve, reject) => {
     const b = spawn(cc, ['-O2', '-o', bin, path.join(__dirname, 'cRelay.c')], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -99,6 +100,9 @@ export async function startCRelay(targetPort: number): Promise<Proc> {
     b.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
     b.once('error', (e) => reject(new Error(`no C compiler (${cc}: ${e.message})`)));
     b.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cc} failed: ${err.trim().split('\n')[0]}`))));
+  }).catch((e: Error) => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw e;
   });
   const child = spawn(bin, [String(targetPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
   live.add(child);
@@ -106,5 +110,6 @@ export async function startCRelay(targetPort: number): Promise<Proc> {
     child.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
     child.once('exit', (code) => reject(new Error(`cRelay exited (${code}) before it was ready`)));
   });
-  return { port, pid: child.pid!, child, stop: stopper(child) };
+  const stop = stopper(child);
+  return { port, pid: child.pid!, child, stop: () => stop().finally(() => fs.rmSync(dir, { recursive: true, force: true })) };
 }
