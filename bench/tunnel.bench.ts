@@ -65,12 +65,12 @@ async function compareThroughput(a: Party, b: Party, bytes: number, rounds: numb
  * Round trips through each of `parties` (name → local port), `n` each in `rounds` rounds, the
  * order rotating every round so the scheduler's placement changes hit all alike.
  */
-async function rttAcross(parties: [string, number][], n: number, rounds: number): Promise<Record<string, number[]>> {
+async function rttAcross(parties: [string, number][], n: number, rounds: number, warmup: number): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = Object.fromEntries(parties.map(([name]) => [name, []]));
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < parties.length; i++) {
       const [name, port] = parties[(r + i) % parties.length];
-      out[name].push(...(await echoRtts(port, Math.round(n / rounds), 20)));
+      out[name].push(...(await echoRtts(port, Math.round(n / rounds), warmup)));
     }
   }
   return out;
@@ -92,7 +92,7 @@ async function rttFloor(ours: Party, openssh: Party, servicePort: number, procs:
   procs.push(c, node);
   const parties: [string, number][] = [['c', c.port], ['node', node.port], ['ours', ours.proc.port], ['openssh', openssh.proc.port]];
   for (const [, port] of parties) await echoRtts(port, 1000, 0);
-  const r = await rttAcross(parties, ROUND_TRIPS, 16);
+  const r = await rttAcross(parties, ROUND_TRIPS, 16, 20);
   const m = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, percentile(v, 50)]));
   const us = (x: number) => `${x < 0 ? '' : '+'}${(x * 1000).toFixed(1)} µs`;
   console.log(
@@ -105,10 +105,9 @@ async function rttFloor(ours: Party, openssh: Party, servicePort: number, procs:
   await node.stop();
 }
 
-async function compareRtt(a: Party, b: Party, n: number, rounds: number): Promise<Record<string, number[]>> {
-  const out: Record<string, number[]> = { ours: [], openssh: [] };
-  for (const p of alternate(a, b, rounds)) out[p.name].push(...(await echoRtts(p.proc.port, Math.round(n / rounds), n >= 1000 ? 50 : 2)));
-  return out;
+/** With two parties rttAcross's rotation is ABBA…, as `alternate` gives. */
+function compareRtt(a: Party, b: Party, n: number, rounds: number): Promise<Record<string, number[]>> {
+  return rttAcross([[a.name, a.proc.port], [b.name, b.proc.port]], n, rounds, n >= 1000 ? 50 : 2);
 }
 
 function throughputLine(label: string, r: Record<string, number>, target: number | null): void {

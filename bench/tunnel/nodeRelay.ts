@@ -12,7 +12,9 @@ const { targetPort } = JSON.parse(process.argv[2]) as { targetPort: number };
 const server = net.createServer({ noDelay: true, pauseOnConnect: true }, (accepted) => {
   const { socket: local, onData } = adoptAccepted(accepted, { allowHalfOpen: false });
   local.setNoDelay(true);
-  let toLocal: ((d: Buffer) => void) | null = null;
+  // Both reads land in reused buffers that the next read overwrites, and a write the kernel could
+  // not take at once is kept by libuv: each chunk is copied (the tunnel copies it into a packet).
+  const down = socketWriter(local);
   const upstream = net.connect({
     host: '127.0.0.1',
     port: targetPort,
@@ -20,16 +22,12 @@ const server = net.createServer({ noDelay: true, pauseOnConnect: true }, (accept
     onread: {
       buffer: Buffer.allocUnsafe(64 * 1024),
       callback: (n: number, buf: Uint8Array) => {
-        toLocal?.(Buffer.from(buf.buffer, buf.byteOffset, n));
+        down.write(Buffer.from(buf.subarray(0, n)));
         return true;
       },
     },
   });
   const up = socketWriter(upstream);
-  const down = socketWriter(local);
-  // Both reads land in reused buffers that the next read overwrites, and a write the kernel could
-  // not take at once is kept by libuv: each chunk is copied (the tunnel copies it into a packet).
-  toLocal = (d) => down.write(Buffer.from(d));
   onData((d) => up.write(Buffer.from(d)));
   upstream.once('connect', () => local.resume());
   const close = () => {
