@@ -70,7 +70,6 @@ async function opensshForward(bed: Awaited<ReturnType<typeof startSshd>>, remote
   return { proc, port };
 }
 
-
 async function main(): Promise<void> {
   const app = await startViewerBed('gd-bench-viewer-');
   const { home, bed, harness } = app;

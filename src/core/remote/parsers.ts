@@ -105,7 +105,6 @@ export function driverMajor(version: string | null | undefined): number | null {
 
 // ---------------------------------------------------------------- glxinfo
 
-
 const SOFTWARE_RENDERERS = /llvmpipe|softpipe|swrast|software rasterizer|Mesa X11|GDI Generic/i;
 
 export function isSoftwareRenderer(renderer: string | null): boolean {
