@@ -92,14 +92,27 @@ function randomVncPassword(): string {
   return p;
 }
 
+/**
+ * Taken: an X server's lock or socket, or a pid file of any VNC wrapper for that display. TurboVNC and
+ * TigerVNC share ~/.vnc, and a session being stopped keeps its pid file until its X server is gone
+ * (its lock is removed earlier): a start there would be killed by the old wrapper's clean-up.
+ */
+const PICK_DISPLAY = `
+taken() { [ -e "/tmp/.X$1-lock" ] || [ -e "/tmp/.X11-unix/X$1" ] || ls "$HOME/.vnc/"*":$1.pid" >/dev/null 2>&1; }
+if [ -z "$n" ]; then
+  n=$min
+  while taken "$n"; do n=$((n+1)); done
+  [ "$n" -le 99 ] || { echo "No free display between :$min and :99"; exit 1; }
+fi
+`;
+
 const TURBO_START = `
-n="$1"; geom="$2"; wm="$3"; vgl="$4"; T="$5/TurboVNC/bin"
+n="$1"; min="\${2:-1}"; geom="$3"; wm="$4"; vgl="$5"; T="$6/TurboVNC/bin"
 # One start at a time for this account: two starts must not pick the same free display.
 mkdir -p "$HOME/.vnc" && command -v flock >/dev/null 2>&1 && { exec 9>"$HOME/.vnc/.gpu-desk-start.lock"; flock -w 60 9; }
-set --
-[ -n "$n" ] && set -- ":$n"
+${PICK_DISPLAY}
 # OTP only: no VNC password file is needed or written; each password works for one connection.
-set -- "$@" -localhost -securitytypes OTP -otp -geometry "$geom"
+set -- ":$n" -localhost -securitytypes OTP -otp -geometry "$geom"
 [ -n "$wm" ] && set -- "$@" -wm "$wm"
 if [ "$vgl" = egl ]; then VGL_DISPLAY=egl; export VGL_DISPLAY; set -- "$@" -vgl; fi
 [ "$vgl" = glx ] && set -- "$@" -vgl
@@ -112,12 +125,7 @@ PATH="$PATH:/usr/local/bin"
 W=$(command -v tigervncserver 2>/dev/null) || W=$(command -v vncserver 2>/dev/null) || { echo "vncserver is not installed"; exit 1; }
 # One start at a time for this account: two starts must not pick the same free display.
 mkdir -p "$HOME/.vnc" && command -v flock >/dev/null 2>&1 && { exec 9>"$HOME/.vnc/.gpu-desk-start.lock"; flock -w 60 9; }
-# Taken: an X server's lock or socket, or a pid file of any VNC wrapper (TurboVNC and TigerVNC share ~/.vnc).
-taken() { [ -e "/tmp/.X$1-lock" ] || [ -e "/tmp/.X11-unix/X$1" ] || ls "$HOME/.vnc/"*":$1.pid" >/dev/null 2>&1; }
-if [ -z "$n" ]; then
-  n=$min
-  while taken "$n"; do n=$((n+1)); done
-fi
+${PICK_DISPLAY}
 umask 077
 mkdir -p "$HOME/.vnc" || exit 1
 pf="$HOME/.vnc/gpu-desk-$n.passwd"
@@ -171,8 +179,8 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
   let password: string | null;
   let passwordKind: StartedSession['passwordKind'];
   if (flavor === 'turbovnc') {
-    const r = await withDisplayRetry(opts.display === undefined, () =>
-      session.exec(shScript(TURBO_START, [display, geometry, wm, vgl ?? '', optRoot]), { timeoutMs: 60_000 }));
+    const r = await withDisplayRetry(opts.display === undefined, (min) =>
+      session.exec(shScript(TURBO_START, [display, String(min), geometry, wm, vgl ?? '', optRoot]), { timeoutMs: 60_000 }));
     out = r.stdout + r.stderr;
     if (r.code !== 0) throw startFailed(out);
     password = parseOtp(out);
@@ -233,15 +241,27 @@ async function withDisplayRetry(auto: boolean, start: (minDisplay: number) => Pr
   for (let attempt = 1; ; attempt++) {
     const r = await start(min);
     const out = r.stdout + r.stderr;
-    if (r.code === 0 || !auto || attempt >= 5 || !/already running|is taken|in use/i.test(out)) return r;
+    if (r.code === 0 || !auto || attempt >= 5 || !/already running|already active|is taken|in use/i.test(out)) return r;
     // "… already running as :3 …" / "… for display :3 …": look past the display that lost.
     const lost = /(?:as|display) :(\d+)/.exec(out);
     min = lost ? Number(lost[1]) + 1 : min + 1;
   }
 }
 
-function startFailed(output: string): GpuDeskError {
-  const line = output.split('\n').map((l) => l.trim()).filter((l) => l && !/password/i.test(l)).slice(-1)[0] ?? 'no output';
+/**
+ * One line that says why: wrappers print a generic "Could not start Xvnc." and then the X server's log
+ * tail, whose telling line ("Server is already active for display 3") is rarely the last one.
+ */
+export function startFailed(output: string): GpuDeskError {
+  const said = (l: string) => l !== '' && !/password|passwd/i.test(l);
+  const all = output.split('\n').map((l) => l.replace(/^\(EE\)\s*/, '').trim());
+  // An X server that gave up says why on the line after "Fatal server error:".
+  const fatalAt = all.findIndex((l) => /^fatal server error:?$/i.test(l));
+  const fatal = fatalAt < 0 ? undefined : all.slice(fatalAt + 1).find((l) => l !== '');
+  const lines = all.filter((l) => said(l) && !/^(fatal server error:?|please consult\b.*|and start again\.?|=+.*)$/i.test(l));
+  const telling = lines.filter((l) => /\b(error|fatal|failed|cannot|can't|could not|unable|refused|denied|already|in use|not found|no such|not installed|no free|did not start|too early)\b/i.test(l));
+  const specific = telling.filter((l) => !/^could not start xvnc\.?$/i.test(l));
+  const line = (fatal && said(fatal) ? fatal : undefined) ?? specific.at(-1) ?? telling.at(-1) ?? lines.at(-1) ?? 'no output';
   return new GpuDeskError('VNC_SESSION_FAILED', `The VNC session did not start: ${line.slice(0, 200)}`, 'Try another display number, or look at ~/.vnc/*.log on the server');
 }
 

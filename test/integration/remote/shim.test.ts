@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { vncAuthenticates } from './rfb';
 import { probeServer, queryGpus } from '../../../src/core/remote/probe';
 import { buildSetupPlan, formatPlan } from '../../../src/core/remote/setupPlan';
@@ -139,5 +139,30 @@ describe('shim: TurboVNC sessions with one-time passwords', () => {
     await killSession(conn, s.display, { optRoot: OPT });
     started.splice(started.indexOf(s.display), 1);
     expect((await listSessions(conn, { optRoot: OPT })).find((x) => x.display === s.display && x.flavor === 'turbovnc')).toBeUndefined();
+  });
+
+  it('a display whose wrapper is still stopping (pid file left, X lock gone) is not picked by the next start', async () => {
+    // TigerVNC's wrapper removes its pid file only once its X server is dead, after the X lock is gone;
+    // a start on that display meanwhile was killed by the old wrapper's clean-up (both share ~/.vnc).
+    const host = execFileSync('uname', ['-n']).toString().trim();
+    const taken = (n: number) => fs.existsSync(`/tmp/.X${n}-lock`) || fs.existsSync(`/tmp/.X11-unix/X${n}`) || fs.readdirSync(`${bed.home}/.vnc`).some((f) => f.endsWith(`:${n}.pid`));
+    let d = 1;
+    while (taken(d)) d++;
+    const stopping = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const pidFile = `${bed.home}/.vnc/${host}:${d}.pid`;
+    fs.writeFileSync(pidFile, `${stopping.pid}\n`);
+    let s: Awaited<ReturnType<typeof startSession>> | undefined;
+    try {
+      s = await startSession(conn, { optRoot: OPT, geometry: '800x600', windowManager: 'xterm' });
+      started.push(s.display);
+      expect(s.display).not.toBe(d);
+    } finally {
+      fs.rmSync(pidFile, { force: true });
+      stopping.kill('SIGKILL');
+      if (s) {
+        await killSession(conn, s.display, { optRoot: OPT });
+        started.splice(started.indexOf(s.display), 1);
+      }
+    }
   });
 });
