@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import { Client, type ConnectConfig } from 'ssh2';
+import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { GpuDeskError } from '../errors';
 import { makeAuthHandler, resolveAgent, type AuthMemory, type AuthReport } from './auth';
 import { sshTransportOptions } from './algorithms';
@@ -373,11 +373,22 @@ export class SshConnection extends EventEmitter implements SshSession {
     return c;
   }
 
+  /**
+   * A channel request that failed because the link went down is a lost connection, not a refusal:
+   * the user should reconnect, not go looking at the server's configuration.
+   */
+  private lostDuring(err: Error, what: string): GpuDeskError | null {
+    if (this._state === 'ready' && !/^(No response from server|Not connected)$/.test(err.message)) return null;
+    return new GpuDeskError('CONNECTION_LOST', `The connection to ${this.label} dropped while ${what}`, 'reconnect and run it again');
+  }
+
   async forwardOut(host: string, port: number): Promise<Duplex> {
     const c = this.client();
     try {
       return await forwardOutOn(c, host, port);
     } catch (e) {
+      const lost = this.lostDuring(e as Error, `opening ${host}:${port}`);
+      if (lost) throw lost;
       const reason = (e as Error).message.replace(/^\(SSH\)\s*/, '');
       throw new GpuDeskError(
         'FORWARD_FAILED',
@@ -390,22 +401,27 @@ export class SshConnection extends EventEmitter implements SshSession {
   }
 
   forwardOutUnix(socketPath: string): Promise<Duplex> {
-    const c = this.client();
     return new Promise((resolve, reject) => {
+      const c = this.client();
       c.openssh_forwardOutStreamLocal(socketPath, (err, stream) => {
         if (err) {
-          reject(new GpuDeskError('FORWARD_FAILED', `The server could not open the socket ${socketPath} (${err.message})`, 'check the session is running and sshd allows stream-local forwarding'));
+          const lost = this.lostDuring(err, `opening ${socketPath}`);
+          if (lost) reject(lost);
+          else reject(new GpuDeskError('FORWARD_FAILED', `The server could not open the socket ${socketPath} (${err.message})`, 'check the session is running and sshd allows stream-local forwarding'));
         } else resolve(stream);
       });
     });
   }
 
   exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
-    const c = this.client();
     return new Promise((resolve, reject) => {
-      c.exec(command, (err, stream) => {
+      // Inside the promise: callers may chain .catch() straight onto exec(), so it must never throw.
+      const c = this.client();
+      const refused = (err: Error) =>
+        reject(this.lostDuring(err, 'starting a command') ?? new GpuDeskError('REMOTE_COMMAND_FAILED', `The server refused to run a command (${err.message})`, 'check that the account may run commands (no ForceCommand/restricted shell)'));
+      const onChannel = (err: Error | undefined, stream: ClientChannel): void => {
         if (err) {
-          reject(new GpuDeskError('REMOTE_COMMAND_FAILED', `The server refused to run a command (${err.message})`, 'check that the account may run commands (no ForceCommand/restricted shell)'));
+          refused(err);
           return;
         }
         const out: Buffer[] = [];
@@ -446,7 +462,13 @@ export class SshConnection extends EventEmitter implements SshSession {
         });
         if (opts.stdin !== undefined) stream.end(opts.stdin);
         else stream.end();
-      });
+      };
+      // ssh2 throws "Not connected" (rather than calling back) once its socket is no longer writable.
+      try {
+        c.exec(command, onChannel);
+      } catch (e) {
+        refused(e as Error);
+      }
     });
   }
 

@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, isRoot, makeTempDir, startSshd, type SshdBed } from '../../bed';
@@ -214,5 +215,34 @@ describe('connection life', () => {
     expect(c.rttMs).toBeGreaterThan(0);
     await c.close();
     expect(c.state).toBe('closed');
+  });
+
+  it('the link drops while a command\'s channel is still opening: CONNECTION_LOST, not "the server refused"', async () => {
+    // A relay whose server→client direction can be held: the exec request reaches sshd, its answer never comes back.
+    let hold = false;
+    const held: net.Socket[] = [];
+    const relay = net.createServer((client) => {
+      const up = net.connect(bed.port, '127.0.0.1');
+      held.push(client, up);
+      client.pipe(up);
+      up.on('data', (d) => { if (!hold) client.write(d); });
+      client.on('error', () => up.destroy());
+      up.on('error', () => client.destroy());
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    try {
+      const c = await connectSsh({ ...bedOptions(bed), port: (relay.address() as net.AddressInfo).port });
+      hold = true;
+      const running = c.exec('echo never');
+      await new Promise((r) => setTimeout(r, 200));
+      for (const s of held) s.destroy();
+      const e = await expectCode(running, 'CONNECTION_LOST');
+      expect(e.fix).toMatch(/reconnect/);
+      // Once it is gone, exec() rejects (it never throws) with the state named.
+      await expectCode(c.exec('true'), 'NOT_CONNECTED');
+      await c.close();
+    } finally {
+      relay.close();
+    }
   });
 });
