@@ -46,10 +46,9 @@ async function securityTypes(port: number): Promise<number[]> {
 }
 
 describe('probe on the real bed (Debian 12, no GPU, TigerVNC)', () => {
-  it('reports the OS, no NVIDIA GPU, the TigerVNC flavour and the findings, in a few seconds', async () => {
-    const t0 = Date.now();
+  // How long it takes is bench:probe's figure (timed assertions flake on a loaded machine).
+  it('reports the OS, no NVIDIA GPU, the TigerVNC flavour and the findings', async () => {
     const r = await probeServer(conn);
-    expect(Date.now() - t0).toBeLessThan(5000);
     expect(r.os.distro).toBe('debian-12');
     expect(r.user).toBe(bed.user);
     expect(r.gpus).toEqual([]);
