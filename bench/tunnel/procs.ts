@@ -53,8 +53,15 @@ export const startSource = () => forkTs('source.ts', {});
 export const startProxy = (targetPort: number, delayMs: number) => forkTs('proxyProc.ts', { targetPort, delayMs });
 
 /** known_hosts for the address actually dialled (the proxy's port when there is one). */
+const tempDirs: string[] = [];
+process.once('exit', () => {
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
 export function knownHostsFor(bed: SshdBed, sshPort: number): string {
-  const f = path.join(makeTempDir('gd-bench-kh-'), 'known_hosts');
+  const dir = makeTempDir('gd-bench-kh-');
+  tempDirs.push(dir);
+  const f = path.join(dir, 'known_hosts');
   fs.writeFileSync(f, bed.knownHostsLine.replace(/^\[127\.0\.0\.1\]:\d+/, `[127.0.0.1]:${sshPort}`) + '\n');
   return f;
 }
