@@ -16,25 +16,20 @@ import { bedOptions } from '../test/helpers/ssh';
 import { connectSsh } from '../src/core/ssh/connection';
 import { probeServer } from '../src/core/remote/probe';
 import { buildProbeCommand } from '../src/core/remote/probeScript';
-import { knownHostsFor } from './tunnel/procs';
+import { percentile } from './tunnel/measure';
+import { opensshClientArgs } from './tunnel/procs';
 
 const SHIMS = path.resolve(__dirname, '../test/shims');
 const N = Number(process.env.GD_BENCH_PROBES ?? 20);
 const TARGET_MS = 3000;
 
 const line = (s: string) => process.stdout.write(`${s}\n`);
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** OpenSSH's client running one command over a ControlMaster connection it keeps open. */
 function opensshRunner(bed: SshdBed) {
   const dir = makeTempDir('gd-bench-probe-');
   const base = [
-    '-p', String(bed.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes',
-    '-o', `UserKnownHostsFile=${knownHostsFor(bed, bed.port)}`, '-o', 'GlobalKnownHostsFile=/dev/null',
-    '-o', 'IdentitiesOnly=yes', '-i', bed.userKeyPath, '-F', '/dev/null',
+    ...opensshClientArgs(bed, bed.port),
     '-o', `ControlPath=${path.join(dir, 'cm')}`, '-o', 'ControlMaster=auto', '-o', 'ControlPersist=120',
     `${bed.user}@127.0.0.1`,
   ];
@@ -83,8 +78,8 @@ async function measure(label: string, bed: SshdBed, optRoot: string): Promise<bo
         }
       }
     }
-    const m = median(ours);
-    const o = median(theirs);
+    const m = percentile(ours, 50);
+    const o = percentile(theirs, 50);
     const pass = m <= TARGET_MS;
     line(`probe ${label} (${N} each, ${gpus} GPU(s) found): ours median ${m.toFixed(1)} ms max ${Math.max(...ours).toFixed(1)} ms, ` +
       `OpenSSH ControlMaster + same script median ${o.toFixed(1)} ms, ratio ${(m / o).toFixed(2)}x (reported); target median <= ${TARGET_MS} ms ${pass ? 'PASS' : 'FAIL'}`);

@@ -15,10 +15,13 @@ export interface Proc {
 }
 
 const live = new Set<ChildProcess>();
+/** known_hosts dirs of the OpenSSH parties: in use until their ssh exits, so removed at the end. */
+const tempDirs: string[] = [];
 process.once('exit', () => {
   for (const c of live) {
     try { c.kill('SIGKILL'); } catch { /* gone */ }
   }
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 function stopper(child: ChildProcess): () => Promise<void> {
@@ -53,11 +56,6 @@ export const startSource = () => forkTs('source.ts', {});
 export const startProxy = (targetPort: number, delayMs: number) => forkTs('proxyProc.ts', { targetPort, delayMs });
 
 /** known_hosts for the address actually dialled (the proxy's port when there is one). */
-const tempDirs: string[] = [];
-process.once('exit', () => {
-  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
 export function knownHostsFor(bed: SshdBed, sshPort: number): string {
   const dir = makeTempDir('gd-bench-kh-');
   tempDirs.push(dir);
@@ -71,14 +69,21 @@ export function startOurs(bed: SshdBed, sshPort: number, targetPort: number): Pr
   return forkTs('holder.ts', cfg, ['--expose-gc', ...(process.env.GD_HOLDER_EXECARGV ?? '').split(' ').filter(Boolean)]);
 }
 
+/** OpenSSH client options for the bed: its key only, its host key only, no config, never a prompt. */
+export function opensshClientArgs(bed: SshdBed, sshPort: number): string[] {
+  return [
+    '-F', '/dev/null', '-o', 'BatchMode=yes',
+    '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${knownHostsFor(bed, sshPort)}`,
+    '-o', 'GlobalKnownHostsFile=/dev/null', '-o', 'IdentitiesOnly=yes', '-i', bed.userKeyPath,
+    '-p', String(sshPort),
+  ];
+}
+
 export async function startOpenssh(bed: SshdBed, sshPort: number, targetPort: number): Promise<Proc> {
   const port = await freePort();
   const child = spawn('ssh', [
-    '-N', '-F', '/dev/null',
-    '-o', 'BatchMode=yes', '-o', 'ExitOnForwardFailure=yes',
-    '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${knownHostsFor(bed, sshPort)}`,
-    '-o', 'GlobalKnownHostsFile=/dev/null', '-o', 'IdentitiesOnly=yes', '-i', bed.userKeyPath,
-    '-p', String(sshPort), '-L', `127.0.0.1:${port}:127.0.0.1:${targetPort}`, `${bed.user}@127.0.0.1`,
+    '-N', '-o', 'ExitOnForwardFailure=yes', ...opensshClientArgs(bed, sshPort),
+    '-L', `127.0.0.1:${port}:127.0.0.1:${targetPort}`, `${bed.user}@127.0.0.1`,
   ], { stdio: ['ignore', 'ignore', 'pipe'] });
   live.add(child);
   let err = '';

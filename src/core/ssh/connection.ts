@@ -379,6 +379,10 @@ export class SshConnection extends EventEmitter implements SshSession {
    */
   private lostDuring(err: Error, what: string): GpuDeskError | null {
     if (this._state === 'ready' && !/^(No response from server|Not connected)$/.test(err.message)) return null;
+    return this.droppedWhile(what);
+  }
+
+  private droppedWhile(what: string): GpuDeskError {
     return new GpuDeskError('CONNECTION_LOST', `The connection to ${this.label} dropped while ${what}`, 'reconnect and run it again');
   }
 
@@ -455,7 +459,7 @@ export class SshConnection extends EventEmitter implements SshSession {
             return;
           }
           if (code === null && signal === null && this._state !== 'ready') {
-            reject(new GpuDeskError('CONNECTION_LOST', `The connection to ${this.label} dropped while a command was running`, 'reconnect and run it again'));
+            reject(this.droppedWhile('a command was running'));
             return;
           }
           resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8') });
