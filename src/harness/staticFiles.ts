@@ -28,7 +28,14 @@ export const CSP = [
 
 export function serveStatic(root: string, req: http.IncomingMessage, res: http.ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://x');
-  let rel = decodeURIComponent(url.pathname);
+  let rel: string;
+  try {
+    rel = decodeURIComponent(url.pathname);
+  } catch {
+    // A malformed escape (`/%`) would otherwise throw out of the request handler and end the process.
+    res.writeHead(400, { 'content-type': 'text/plain' }).end('bad request: malformed percent-escape in the path');
+    return;
+  }
   if (rel === '/' || !path.extname(rel)) rel = '/index.html';
   const file = path.resolve(root, '.' + rel);
   // No path escapes the build folder (../ or encoded variants).

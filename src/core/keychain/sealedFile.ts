@@ -17,6 +17,8 @@ interface SealedBlob {
   data: string;
 }
 
+const GCM_TAG_BYTES = 16;
+
 export function newDataKey(): Buffer {
   return randomBytes(32);
 }
@@ -39,9 +41,13 @@ export function unseal(text: string, dataKey: Buffer, aad: string, label: string
     throw new GpuDeskError('KEY_FILE', `the sealed key file for ${label} is damaged`, `remove the key ("gpu-desk keys remove ${label}") and import it again`);
   }
   try {
-    const d = createDecipheriv('aes-256-gcm', dataKey, Buffer.from(blob.iv, 'base64'));
+    const tag = Buffer.from(blob.tag, 'base64');
+    // GCM accepts tags cut down to 4 bytes unless told the length: a forger would then need to
+    // guess 32 bits, not 128. seal() always writes the full 16.
+    if (tag.length !== GCM_TAG_BYTES) throw new Error('short tag');
+    const d = createDecipheriv('aes-256-gcm', dataKey, Buffer.from(blob.iv, 'base64'), { authTagLength: GCM_TAG_BYTES });
     d.setAAD(Buffer.from(aad));
-    d.setAuthTag(Buffer.from(blob.tag, 'base64'));
+    d.setAuthTag(tag);
     return Buffer.concat([d.update(Buffer.from(blob.data, 'base64')), d.final()]).toString('utf8');
   } catch {
     throw new GpuDeskError('KEY_FILE', `the sealed key file for ${label} does not match its keychain data key (tampered or from another machine)`, `remove the key ("gpu-desk keys remove ${label}") and import it again`);

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,6 +99,35 @@ describe('harness IPC socket', () => {
     c.close();
   });
 });
+
+describe('harness static files', () => {
+  it('answers 400 to a malformed percent-escape in the path and keeps serving', async () => {
+    for (const bad of ['/%', '/%zz', '/%E0%A4%A.js', '/assets/%']) {
+      const r = await rawGet(harness.port, bad);
+      expect(r.status, bad).toBe(400);
+      expect(r.body).toContain('percent-escape');
+    }
+    // The process is still up and the same server still answers requests.
+    expect((await rawGet(harness.port, '/no-such-file.js')).status).toBe(404);
+    const c = await open(ipcUrl(), harness.origin);
+    expect(await c.call('app.info', {})).toMatchObject({ ok: true });
+    c.close();
+  });
+});
+
+/** The path goes out byte for byte: fetch() and URL would normalise or re-encode it first. */
+function rawGet(port: number, target: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: target, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
 
 describe('connect flow and viewer channel (real sshd, real Xvnc)', () => {
   it('asks about the unknown host key with its fingerprint, connects once accepted, and tunnels RFB to the viewer channel', async () => {

@@ -116,6 +116,19 @@ describe('KeyStore on a real keychain', () => {
     expect(execFileSync('ssh-keygen', ['-y', '-f', check]).toString().split(' ')[1]).toBe(rec.publicKey.split(' ')[1]);
     // The same store reads it whatever the limit: the record says where it is.
     expect(await keys().privateKey('rsa4k')).toBe(pk);
+    // GCM would accept the genuine tag cut to 4 (or 8, 12) bytes, making a forgery a 2^32 guess:
+    // anything but the full 16 bytes is refused.
+    const whole = fs.readFileSync(sealedFile, 'utf8');
+    const blob = JSON.parse(whole);
+    for (const bytes of [4, 8, 12, 15]) {
+      const cut = { ...blob, tag: Buffer.from(blob.tag, 'base64').subarray(0, bytes).toString('base64') };
+      fs.writeFileSync(sealedFile, JSON.stringify(cut) + '\n', { mode: 0o600 });
+      const err = await keys().privateKey('rsa4k').catch((x) => x);
+      expect(err, `a ${bytes}-byte tag`).toBeInstanceOf(GpuDeskError);
+      expect(err.code).toBe('KEY_FILE');
+    }
+    fs.writeFileSync(sealedFile, whole, { mode: 0o600 });
+    expect(await keys().privateKey('rsa4k')).toBe(pk);
     // Without its data key the file is useless.
     await keytar.deletePassword(secrets.service, 'datakey:rsa4k');
     expect((await keys().privateKey('rsa4k').catch((x) => x)).code).toBe('KEY_NOT_FOUND');
