@@ -113,6 +113,8 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
       const onChunk = (stream: 'stdout' | 'stderr') => (text: string) => {
         const clean = redactSecrets(text);
         output += clean;
+        // Only the tail is ever shown; a runaway step must not grow the process with the rest.
+        if (output.length > 4 * OUTPUT_TAIL) output = output.slice(-(OUTPUT_TAIL + 1));
         emit({ type: 'output', stepId: step.id, stream, text: clean });
       };
       const useSudo = step.needsRoot && !isRootAlready;

@@ -6,19 +6,21 @@ import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { GpuDeskError } from '../errors';
 import { makeAuthHandler, resolveAgent, type AuthMemory, type AuthReport } from './auth';
 import { sshTransportOptions } from './algorithms';
+import { CappedBuffer } from './cappedBuffer';
 import { mapConnectError } from './errors';
 import { judgeHostKey } from './hostKeyCheck';
 import { knownKeyTypes, readKnownHostsFiles } from './knownHosts';
 import { resolveTarget, type ResolvedHop, type ResolvedTarget } from './resolve';
-import type {
-  ConnectOptions,
-  ConnectionState,
-  ConnectionStateEvent,
-  ExecOptions,
-  ExecResult,
-  ReconnectPolicy,
-  SshEndpoint,
-  SshSession,
+import {
+  EXEC_OUTPUT_CAP_BYTES,
+  type ConnectOptions,
+  type ConnectionState,
+  type ConnectionStateEvent,
+  type ExecOptions,
+  type ExecResult,
+  type ReconnectPolicy,
+  type SshEndpoint,
+  type SshSession,
 } from './types';
 
 const DEFAULT_HOST_KEY_ALGOS = [
@@ -428,8 +430,8 @@ export class SshConnection extends EventEmitter implements SshSession {
           refused(err);
           return;
         }
-        const out: Buffer[] = [];
-        const errOut: Buffer[] = [];
+        const out = new CappedBuffer(EXEC_OUTPUT_CAP_BYTES);
+        const errOut = new CappedBuffer(EXEC_OUTPUT_CAP_BYTES);
         let timer: NodeJS.Timeout | null = null;
         let timedOut = false;
         if (opts.timeoutMs) {
@@ -462,7 +464,11 @@ export class SshConnection extends EventEmitter implements SshSession {
             reject(this.droppedWhile('a command was running'));
             return;
           }
-          resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8') });
+          const result: ExecResult = { code, signal, stdout: out.text(), stderr: errOut.text() };
+          if (out.dropped || errOut.dropped) {
+            result.truncated = { capBytes: EXEC_OUTPUT_CAP_BYTES, stdoutDroppedBytes: out.dropped, stderrDroppedBytes: errOut.dropped };
+          }
+          resolve(result);
         });
         if (opts.stdin !== undefined) stream.end(opts.stdin);
         else stream.end();

@@ -97,11 +97,19 @@ export interface ConnectionStateEvent {
   code?: string;
 }
 
+/**
+ * How much of each stream of one command is kept in memory. A hostile server or a runaway step
+ * could otherwise grow the main process until it dies; what goes past the cap is counted, not kept.
+ */
+export const EXEC_OUTPUT_CAP_BYTES = 8 * 1024 * 1024;
+
 export interface ExecResult {
   code: number | null;
   signal: string | null;
   stdout: string;
   stderr: string;
+  /** Present when a stream went past the cap: only its first capBytes were kept. */
+  truncated?: { capBytes: number; stdoutDroppedBytes: number; stderrDroppedBytes: number };
 }
 
 export interface ExecOptions {
