@@ -18,6 +18,8 @@ export interface SshdOptions {
   port?: number;
   /** Host key type: ed25519 (default), ecdsa or rsa. */
   hostKeyType?: 'ed25519' | 'ecdsa' | 'rsa';
+  /** Also present a host certificate for these names, signed by a CA made for this bed (ssh-keygen -s). */
+  hostCertificatePrincipals?: string[];
 }
 
 export interface SshdBed {
@@ -39,6 +41,8 @@ export interface SshdBed {
   hostKeyFingerprint: string;
   /** "[127.0.0.1]:port ssh-ed25519 AAAA…" */
   knownHostsLine: string;
+  /** With hostCertificatePrincipals: the CA's public key ("ssh-ed25519 AAAA…") for an @cert-authority line. */
+  hostCaPublicKey: string | null;
   /** Working directory (config, keys, logs); removed by stop(). */
   dir: string;
   logPath: string;
@@ -82,6 +86,15 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
   const hostKeyPath = path.join(dir, `ssh_host_${hostKeyType}_key`);
   const keygen = (args: string[]) => execFileSync('ssh-keygen', ['-q', ...args], { stdio: 'ignore' });
   keygen(['-t', hostKeyType, ...(hostKeyType === 'rsa' ? ['-b', '2048'] : []), '-N', '', '-C', 'bed-host', '-f', hostKeyPath]);
+  let hostCaPublicKey: string | null = null;
+  const certConfig: string[] = [];
+  if (opts.hostCertificatePrincipals) {
+    const caPath = path.join(dir, 'host_ca');
+    keygen(['-t', 'ed25519', '-N', '', '-C', 'bed-host-ca', '-f', caPath]);
+    keygen(['-s', caPath, '-I', 'bed-host', '-h', '-n', opts.hostCertificatePrincipals.join(','), hostKeyPath + '.pub']);
+    hostCaPublicKey = fs.readFileSync(caPath + '.pub', 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+    certConfig.push(`HostCertificate ${hostKeyPath}-cert.pub`);
+  }
   const userKeyPath = path.join(dir, 'id_ed25519');
   keygen(['-t', 'ed25519', '-N', '', '-C', 'bed-user', '-f', userKeyPath]);
   const userKeyPassphrase = 'bed passphrase 42';
@@ -100,6 +113,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
     `Port ${port}`,
     'ListenAddress 127.0.0.1',
     `HostKey ${hostKeyPath}`,
+    ...certConfig,
     `PidFile ${pidPath}`,
     `AuthorizedKeysFile ${authorizedKeysPath} .ssh/authorized_keys`,
     'StrictModes no',
@@ -170,6 +184,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
     hostKeyType: pub.split(' ')[0],
     hostKeyFingerprint: fingerprintOfPublicKeyLine(pub),
     knownHostsLine: `[127.0.0.1]:${port} ${pub}`,
+    hostCaPublicKey,
     dir,
     logPath,
     authorizedKeysPath,

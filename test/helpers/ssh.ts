@@ -13,6 +13,7 @@ export function bedOptions(bed: SshdBed, extra: Partial<ConnectOptions> = {}): C
     identityFiles: [bed.userKeyPath],
     sshConfigPath: null,
     userKnownHostsFiles: [],
+    globalKnownHostsFiles: [],
     appKnownHostsFile: path.join(dir, 'known_hosts'),
     agent: false,
     reconnect: { enabled: false },

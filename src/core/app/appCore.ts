@@ -197,6 +197,7 @@ export class AppCore {
           const a = await ask.ask(connectionId, { kind: 'password', user, host });
           return a.kind === 'secret' ? remember(a.value) : null;
         },
+        notice: (line) => this.log(`[${p.name}] ${line}`),
         keyboardInteractive: async (kb) => {
           const a = await ask.ask(connectionId, { kind: 'keyboardInteractive', name: kb.name, instructions: kb.instructions, prompts: kb.prompts });
           if (a.kind !== 'answers' || !a.values) return null;

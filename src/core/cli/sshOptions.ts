@@ -25,7 +25,8 @@ export const sshOptionHelp = [
   '  -l USER                  remote user',
   '  -F FILE|none             ssh config file (default ~/.ssh/config)',
   '  --known-hosts FILE       use FILE as gpu-desk\'s own known-hosts file',
-  '  --accept-new-host-key    without a terminal, save unknown host keys (changed keys are still refused)',
+  '  --accept-new-host-key    save a new host\'s key without asking (StrictHostKeyChecking=accept-new;',
+  '                           changed keys, and hosts known by a key of another type, are still refused)',
   '  --no-agent               do not use ssh-agent',
 ];
 
@@ -57,17 +58,12 @@ export function setDestinationResolver(r: DestinationResolver | null): void {
 }
 
 /** Host-key questions and secret prompts on a terminal; without one, only what flags allow. */
-export function terminalCallbacks(io: CliIo, acceptNew: boolean): ConnectCallbacks {
-  // Without a terminal and without --accept-new-host-key there is nobody to ask: the connection
-  // layer then refuses unknown keys with an error that names the fingerprint and this flag.
-  const canDecide = io.interactive || acceptNew;
+export function terminalCallbacks(io: CliIo): ConnectCallbacks {
+  // Without a terminal there is nobody to ask: the connection layer then refuses unknown keys with
+  // an error that names the fingerprint and --accept-new-host-key.
   return {
-    onUnknownHostKey: !canDecide ? undefined : async (p) => {
+    onUnknownHostKey: !io.interactive ? undefined : async (p) => {
       const hop = p.hop > 0 ? ` (hop ${p.hop + 1})` : '';
-      if (!io.interactive) {
-        writeLine(io.stderr, `Warning: saved the new ${p.keyType} host key of ${p.host}${hop}: ${p.fingerprint}`);
-        return 'accept-save';
-      }
       writeLine(io.stderr, `The authenticity of host '${p.host}'${hop} can't be established.`);
       writeLine(io.stderr, `${p.keyType} key fingerprint is ${p.fingerprint}.`);
       for (;;) {
@@ -77,6 +73,7 @@ export function terminalCallbacks(io: CliIo, acceptNew: boolean): ConnectCallbac
         if (a === 'o' || a === 'once') return 'accept-once';
       }
     },
+    notice: (line) => writeLine(io.stderr, line),
     askPassphrase: io.interactive ? (p) => ask(io, `Enter passphrase for key '${p.keyLabel}': `, { hidden: true }) : undefined,
     askPassword: io.interactive ? (p) => ask(io, `${p.user}@${p.host}'s password: `, { hidden: true }) : undefined,
     keyboardInteractive: io.interactive
@@ -128,7 +125,8 @@ export async function resolveDestination(
     ...(sshConfig ? { sshConfigPath: sshConfig === 'none' ? null : path.resolve(sshConfig) } : {}),
     ...(v['known-hosts'] ? { appKnownHostsFile: path.resolve(v['known-hosts']) } : {}),
     ...(v['no-agent'] ? { agent: false } : {}),
-    callbacks: terminalCallbacks(io, !!v['accept-new-host-key']),
+    ...(v['accept-new-host-key'] ? { strictHostKeyChecking: 'accept-new' as const } : {}),
+    callbacks: terminalCallbacks(io),
   };
   return { options, defaults };
 }

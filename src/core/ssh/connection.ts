@@ -1,6 +1,4 @@
 import { EventEmitter } from 'node:events';
-import os from 'node:os';
-import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { GpuDeskError } from '../errors';
@@ -8,8 +6,8 @@ import { makeAuthHandler, resolveAgent, type AuthMemory, type AuthReport } from 
 import { sshTransportOptions } from './algorithms';
 import { CappedBuffer } from './cappedBuffer';
 import { mapConnectError } from './errors';
-import { judgeHostKey } from './hostKeyCheck';
-import { knownKeyTypes, readKnownHostsFiles } from './knownHosts';
+import { judgeHostKey, otherTypeKnownError } from './hostKeyCheck';
+import { knownKeysFor, readKnownHostsFiles } from './knownHosts';
 import { resolveTarget, type ResolvedHop, type ResolvedTarget } from './resolve';
 import {
   EXEC_OUTPUT_CAP_BYTES,
@@ -33,16 +31,14 @@ const DEFAULT_HOST_KEY_ALGOS = [
   'ssh-rsa',
 ];
 
-export function defaultUserKnownHostsFiles(): string[] {
-  const dir = path.join(os.homedir(), '.ssh');
-  return [path.join(dir, 'known_hosts'), path.join(dir, 'known_hosts2')];
-}
-
-/** Prefer host key types already in known_hosts, so a known server is not asked about another key type (as OpenSSH does). */
-function hostKeyAlgorithms(known: string[]): string[] {
+/**
+ * As OpenSSH: a host with keys in known_hosts is offered only those key types, so a server (or
+ * someone in between) presenting another type is refused instead of looking like a new host.
+ */
+export function hostKeyAlgorithms(known: string[]): string[] {
+  if (!known.length) return [...DEFAULT_HOST_KEY_ALGOS];
   const fam = (t: string) => (t === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [t]);
-  const first = known.flatMap(fam).filter((t) => DEFAULT_HOST_KEY_ALGOS.includes(t));
-  return [...new Set([...first, ...DEFAULT_HOST_KEY_ALGOS])];
+  return [...new Set(known.flatMap(fam))].filter((t) => DEFAULT_HOST_KEY_ALGOS.includes(t));
 }
 
 interface InternalClient {
@@ -146,7 +142,7 @@ export class SshConnection extends EventEmitter implements SshSession {
   private dialHop(hop: ResolvedHop, index: number, sock?: Duplex): Promise<Client> {
     const ep = hop.endpoint;
     const where = `${ep.user}@${ep.host}${ep.port === 22 ? '' : `:${ep.port}`}`;
-    const userKnown = this.opts.userKnownHostsFiles ?? defaultUserKnownHostsFiles();
+    const readOnlyFiles = [...hop.knownHostsFiles.user, ...hop.knownHostsFiles.global];
     const report: AuthReport = { tried: [], notes: [] };
     const isTarget = index === this.target.hops.length - 1;
     const callbacks = this.opts.callbacks ?? {};
@@ -163,7 +159,16 @@ export class SshConnection extends EventEmitter implements SshSession {
       },
       report,
     );
-    const entries = readKnownHostsFiles([...userKnown, this.opts.appKnownHostsFile]);
+    const entries = readKnownHostsFiles([...readOnlyFiles, this.opts.appKnownHostsFile]);
+    const knownKeys = knownKeysFor(entries, hop.knownHostsNames);
+    const serverHostKey = hostKeyAlgorithms(knownKeys.map((k) => k.keyType));
+    if (!serverHostKey.length) {
+      return Promise.reject(new GpuDeskError(
+        'HOST_KEY_UNKNOWN',
+        `known_hosts pins only ${[...new Set(knownKeys.map((k) => k.keyType))].join(', ')} keys for ${hop.knownHostsNames[0]} (${knownKeys[0].file}:${knownKeys[0].line}), a type gpu-desk cannot check`,
+        'connect with OpenSSH, or also pin the server\'s ed25519, ecdsa or RSA key after checking its fingerprint',
+      ));
+    }
     const transport = sshTransportOptions() as Partial<ConnectConfig>;
     return new Promise<Client>((resolve, reject) => {
       const client = new Client();
@@ -173,6 +178,9 @@ export class SshConnection extends EventEmitter implements SshSession {
         if (settled) return;
         settled = true;
         client.end();
+        if (!hostKeyError && knownKeys.length && /no matching host key/i.test((e as Error)?.message ?? '')) {
+          hostKeyError = otherTypeKnownError(hop.knownHostsNames[0], knownKeys);
+        }
         reject(hostKeyError ?? mapConnectError(e, where, report));
       };
       client.once('ready', () => {
@@ -193,7 +201,7 @@ export class SshConnection extends EventEmitter implements SshSession {
         keepaliveInterval: 0,
         algorithms: {
           ...((transport.algorithms as object) ?? {}),
-          serverHostKey: hostKeyAlgorithms(knownKeyTypes(entries, hop.knownHostsNames)) as never,
+          serverHostKey: serverHostKey as never,
         },
         authHandler,
         tryKeyboard: !!callbacks.keyboardInteractive,
@@ -204,8 +212,9 @@ export class SshConnection extends EventEmitter implements SshSession {
               host: ep.hostName,
               port: ep.port,
               hop: index,
-              userKnownHostsFiles: userKnown,
+              readOnlyFiles,
               appKnownHostsFile: this.opts.appKnownHostsFile,
+              strictHostKeyChecking: hop.strictHostKeyChecking,
               callbacks,
               acceptedOnce: this.acceptedOnce,
             },

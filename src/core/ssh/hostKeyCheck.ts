@@ -1,6 +1,7 @@
 import { GpuDeskError } from '../errors';
 import { keyTypeOfBlob, sha256Fingerprint } from './fingerprint';
-import { appendKnownHost, checkHostKey, readKnownHostsFiles } from './knownHosts';
+import { appendKnownHost, checkHostKey, readKnownHostsFiles, type KnownKeyRef } from './knownHosts';
+import type { StrictHostKeyChecking } from './sshConfig';
 import type { ConnectCallbacks, HostKeyPrompt } from './types';
 
 export interface HostKeyJudgeInput {
@@ -8,11 +9,32 @@ export interface HostKeyJudgeInput {
   host: string;
   port: number;
   hop: number;
-  userKnownHostsFiles: string[];
+  /** Read-only files (UserKnownHostsFile, then GlobalKnownHostsFile), as OpenSSH reads them. */
+  readOnlyFiles: string[];
   appKnownHostsFile: string;
+  /** undefined behaves as `ask`. */
+  strictHostKeyChecking?: StrictHostKeyChecking;
   callbacks: ConnectCallbacks;
   /** Keys accepted "once" during this connection's life, so a reconnect does not ask again. */
   acceptedOnce: Set<string>;
+}
+
+function list(keys: KnownKeyRef[]): string {
+  return keys.map((k) => `${k.keyType} ${k.fingerprint} (${k.file}:${k.line})`).join(', ');
+}
+
+/**
+ * A host with known keys of other types is not new: this is what it says when the server cannot
+ * (or will not) present one of them. Also used when the handshake finds no common host key type.
+ */
+export function otherTypeKnownError(where: string, known: KnownKeyRef[], presented?: { keyType: string; fingerprint: string }): GpuDeskError {
+  const what = presented ? `presented a ${presented.keyType} key (${presented.fingerprint})` : 'offers none of the host key types known for it';
+  const first = known[0];
+  return new GpuDeskError(
+    'HOST_KEY_CHANGED',
+    `${where} ${what}, but known_hosts holds ${list(known)} for it — someone may be intercepting the connection`,
+    `if the server's keys really changed, remove the old entries (ssh-keygen -R '${where}' -f ${first.file}) and connect again`,
+  );
 }
 
 /**
@@ -22,7 +44,7 @@ export interface HostKeyJudgeInput {
 export async function judgeHostKey(input: HostKeyJudgeInput, keyBlob: Buffer): Promise<true> {
   const keyType = keyTypeOfBlob(keyBlob);
   const fingerprint = sha256Fingerprint(keyBlob);
-  const entries = readKnownHostsFiles([...input.userKnownHostsFiles, input.appKnownHostsFile]);
+  const entries = readKnownHostsFiles([...input.readOnlyFiles, input.appKnownHostsFile]);
   const verdict = checkHostKey(entries, input.names, keyType, keyBlob);
   const where = input.names[0];
   switch (verdict.status) {
@@ -43,8 +65,37 @@ export async function judgeHostKey(input: HostKeyJudgeInput, keyBlob: Buffer): P
       );
     }
     case 'unknown': {
+      // Neither a prompt nor accept-new may turn a known host into a "new" one.
+      if (verdict.otherKeys.length) throw otherTypeKnownError(where, verdict.otherKeys, { keyType, fingerprint });
+      if (verdict.certAuthorities.length) {
+        // ssh2 1.17 negotiates no *-cert-v01@openssh.com host key algorithm, so the certificate
+        // cannot be checked; asking about the plain key instead would bypass the CA the user trusts.
+        const ca = verdict.certAuthorities[0];
+        throw new GpuDeskError(
+          'HOST_KEY_UNKNOWN',
+          `${where} is trusted through a host certificate authority (@cert-authority in ${ca.file}:${ca.line}), but gpu-desk does not support host certificates yet`,
+          `pin the server's plain key instead: check that "ssh-keyscan -t ${keyType} ${scanTarget(input.host, input.port)}" shows ${fingerprint} (ssh-keygen -lf), then add that line to ${input.appKnownHostsFile}`,
+        );
+      }
       const memo = `${where} ${fingerprint}`;
       if (input.acceptedOnce.has(memo)) return true;
+      const prompt: HostKeyPrompt = { host: where, port: input.port, keyType, fingerprint, hop: input.hop };
+      const strict = input.strictHostKeyChecking ?? 'ask';
+      if (strict === 'yes') {
+        throw new GpuDeskError(
+          'HOST_KEY_UNKNOWN',
+          `The host key of ${where} is not known (${keyType} ${fingerprint}) and StrictHostKeyChecking is yes`,
+          `add the key to ${input.readOnlyFiles[0] ?? input.appKnownHostsFile} after checking its fingerprint with the server administrator`,
+        );
+      }
+      if (strict === 'accept-new') {
+        appendKnownHost(input.appKnownHostsFile, where, keyType, keyBlob);
+        input.callbacks.notice?.(`Warning: saved the new ${keyType} host key of ${where}${hopLabel(input.hop)} in ${input.appKnownHostsFile}: ${fingerprint}`);
+        return true;
+      }
+      if (strict === 'no') {
+        input.callbacks.notice?.(`StrictHostKeyChecking no is treated as ask: gpu-desk never connects to a host whose key nobody has checked`);
+      }
       if (!input.callbacks.onUnknownHostKey) {
         throw new GpuDeskError(
           'HOST_KEY_UNKNOWN',
@@ -52,7 +103,6 @@ export async function judgeHostKey(input: HostKeyJudgeInput, keyBlob: Buffer): P
           'verify the fingerprint with the server administrator, then connect interactively or pass --accept-new-host-key',
         );
       }
-      const prompt: HostKeyPrompt = { host: where, port: input.port, keyType, fingerprint, hop: input.hop };
       const decision = await input.callbacks.onUnknownHostKey(prompt);
       if (decision === 'accept-save') {
         appendKnownHost(input.appKnownHostsFile, where, keyType, keyBlob);
@@ -65,4 +115,12 @@ export async function judgeHostKey(input: HostKeyJudgeInput, keyBlob: Buffer): P
       throw new GpuDeskError('HOST_KEY_REJECTED', `The host key of ${where} (${fingerprint}) was not accepted`, 'connect again and accept the key once you have checked its fingerprint');
     }
   }
+}
+
+function hopLabel(hop: number): string {
+  return hop > 0 ? ` (hop ${hop + 1})` : '';
+}
+
+function scanTarget(host: string, port: number): string {
+  return port === 22 ? host : `-p ${port} ${host}`;
 }

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { sha256Fingerprint } from './fingerprint';
 
@@ -17,8 +18,34 @@ export interface KnownHostEntry {
 export type KnownHostStatus =
   | { status: 'known'; entry: KnownHostEntry }
   | { status: 'revoked'; entry: KnownHostEntry }
-  | { status: 'changed'; expected: { keyType: string; fingerprint: string; file: string; line: number }[] }
-  | { status: 'unknown'; otherTypes: string[] };
+  | { status: 'changed'; expected: KnownKeyRef[] }
+  /**
+   * `otherKeys`: keys of other types known for this host (then the host is not new: OpenSSH only
+   * offers those types). `certAuthorities`: @cert-authority lines that name this host.
+   */
+  | { status: 'unknown'; otherKeys: KnownKeyRef[]; certAuthorities: KnownKeyRef[] };
+
+export interface KnownKeyRef {
+  keyType: string;
+  fingerprint: string;
+  file: string;
+  line: number;
+}
+
+function ref(e: KnownHostEntry): KnownKeyRef {
+  return { keyType: e.keyType, fingerprint: sha256Fingerprint(e.keyBlob), file: e.file, line: e.line };
+}
+
+/** OpenSSH's UserKnownHostsFile default. */
+export function defaultUserKnownHostsFiles(): string[] {
+  const dir = path.join(os.homedir(), '.ssh');
+  return [path.join(dir, 'known_hosts'), path.join(dir, 'known_hosts2')];
+}
+
+/** OpenSSH's GlobalKnownHostsFile default (administrators pin cluster keys here). */
+export function defaultGlobalKnownHostsFiles(): string[] {
+  return ['/etc/ssh/ssh_known_hosts', '/etc/ssh/ssh_known_hosts2'];
+}
 
 /** The name OpenSSH looks up: `host` on port 22, `[host]:port` otherwise. */
 export function knownHostsName(host: string, port: number): string {
@@ -56,7 +83,8 @@ function hashedMatch(field: string, name: string): boolean {
   const m = /^\|1\|([^|]+)\|([^|]+)$/.exec(field);
   if (!m) return false;
   const salt = Buffer.from(m[1], 'base64');
-  const digest = createHmac('sha1', salt).update(name).digest('base64');
+  // OpenSSH lower-cases the host name before hashing it, so `ssh GPU01.lab` and `ssh gpu01.lab` share a line.
+  const digest = createHmac('sha1', salt).update(name.toLowerCase()).digest('base64');
   return digest === m[2];
 }
 
@@ -91,13 +119,8 @@ export function checkHostKey(entries: KnownHostEntry[], names: string[], keyType
   const exact = plain.find((e) => e.keyBlob.equals(keyBlob));
   if (exact) return { status: 'known', entry: exact };
   const sameType = plain.filter((e) => sameFamily(e.keyType, keyType));
-  if (sameType.length) {
-    return {
-      status: 'changed',
-      expected: sameType.map((e) => ({ keyType: e.keyType, fingerprint: sha256Fingerprint(e.keyBlob), file: e.file, line: e.line })),
-    };
-  }
-  return { status: 'unknown', otherTypes: [...new Set(plain.map((e) => e.keyType))] };
+  if (sameType.length) return { status: 'changed', expected: sameType.map(ref) };
+  return { status: 'unknown', otherKeys: plain.map(ref), certAuthorities: forHost.filter((e) => e.marker === '@cert-authority').map(ref) };
 }
 
 export function readKnownHostsFiles(files: string[]): KnownHostEntry[] {
@@ -114,9 +137,9 @@ export function readKnownHostsFiles(files: string[]): KnownHostEntry[] {
   return all;
 }
 
-/** Key types already trusted for this host, so the key exchange can prefer them (as OpenSSH does). */
-export function knownKeyTypes(entries: KnownHostEntry[], names: string[]): string[] {
-  return [...new Set(entries.filter((e) => e.marker === null && names.some((n) => entryMatchesHost(e, n))).map((e) => e.keyType))];
+/** Plain keys pinned for this host (no @revoked or @cert-authority lines). */
+export function knownKeysFor(entries: KnownHostEntry[], names: string[]): KnownKeyRef[] {
+  return entries.filter((e) => e.marker === null && names.some((n) => entryMatchesHost(e, n))).map(ref);
 }
 
 /** Append `name keytype base64` to the app's known-hosts file (created 0600, directory 0700). */
@@ -127,5 +150,6 @@ export function appendKnownHost(file: string, name: string, keyType: string, key
     const cur = fs.readFileSync(file, 'utf8');
     if (cur.length && !cur.endsWith('\n')) prefix = '\n';
   } catch { /* new file */ }
-  fs.appendFileSync(file, `${prefix}${name} ${keyType} ${keyBlob.toString('base64')}\n`, { mode: 0o600 });
+  // Lower case, as OpenSSH writes host names.
+  fs.appendFileSync(file, `${prefix}${name.toLowerCase()} ${keyType} ${keyBlob.toString('base64')}\n`, { mode: 0o600 });
 }

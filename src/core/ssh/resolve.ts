@@ -5,7 +5,8 @@ import type SSHConfig from 'ssh-config';
 import { GpuDeskError } from '../errors';
 import { defaultIdentityFiles } from './auth';
 import { parseDestination } from './destination';
-import { finishIdentityFiles, hostConfig, loadSshConfigText, parseSshConfig, type HostConfig } from './sshConfig';
+import { defaultGlobalKnownHostsFiles, defaultUserKnownHostsFiles } from './knownHosts';
+import { finishIdentityFiles, finishKnownHostsFiles, hostConfig, loadSshConfigText, parseSshConfig, type HostConfig, type StrictHostKeyChecking } from './sshConfig';
 import type { ConnectOptions, SshEndpoint } from './types';
 
 /** One hop of the chain (jump hosts first, target last), fully resolved. */
@@ -13,8 +14,14 @@ export interface ResolvedHop {
   endpoint: SshEndpoint;
   /** Names looked up in known_hosts: HostKeyAlias, else `[HostName]:port`. */
   knownHostsNames: string[];
+  /** Every known-hosts file OpenSSH would read for this hop, user files first. */
+  knownHostsFiles: { user: string[]; global: string[] };
+  /** From the options, else the config; undefined = the caller's default (ask where someone can answer). */
+  strictHostKeyChecking?: StrictHostKeyChecking;
   hostConfig: HostConfig;
 }
+
+type HopOverrides = Pick<ConnectOptions, 'user' | 'port' | 'identityFiles' | 'onlyGivenKeys' | 'userKnownHostsFiles' | 'globalKnownHostsFiles' | 'strictHostKeyChecking'>;
 
 export interface ResolvedTarget {
   hops: ResolvedHop[];
@@ -32,7 +39,7 @@ export function loadConfig(opts: Pick<ConnectOptions, 'sshConfigPath'>): SSHConf
 function resolveHop(
   spec: string,
   config: SSHConfig | null,
-  overrides: { user?: string; port?: number; identityFiles?: string[]; onlyGivenKeys?: boolean },
+  overrides: HopOverrides,
   allowPort: boolean,
 ): ResolvedHop {
   const d = parseDestination(spec, { allowPort });
@@ -54,15 +61,21 @@ function resolveHop(
   return {
     endpoint: { host: d.host, hostName, port, user, identityFiles },
     knownHostsNames: [keyName],
+    knownHostsFiles: {
+      user: overrides.userKnownHostsFiles ?? (hc.userKnownHostsFiles ? finishKnownHostsFiles(hc.userKnownHostsFiles, ctx) : defaultUserKnownHostsFiles()),
+      global: overrides.globalKnownHostsFiles ?? (hc.globalKnownHostsFiles ? finishKnownHostsFiles(hc.globalKnownHostsFiles, ctx) : defaultGlobalKnownHostsFiles()),
+    },
+    strictHostKeyChecking: overrides.strictHostKeyChecking ?? hc.strictHostKeyChecking,
     hostConfig: hc,
   };
 }
 
 /** Destination + options + ~/.ssh/config → the chain of hops to dial. */
 export function resolveTarget(opts: ConnectOptions, config: SSHConfig | null = loadConfig(opts)): ResolvedTarget {
-  const target = resolveHop(opts.destination, config, { user: opts.user, port: opts.port, identityFiles: opts.identityFiles, onlyGivenKeys: opts.onlyGivenKeys }, true);
+  const knownHosts = { userKnownHostsFiles: opts.userKnownHostsFiles, globalKnownHostsFiles: opts.globalKnownHostsFiles, strictHostKeyChecking: opts.strictHostKeyChecking };
+  const target = resolveHop(opts.destination, config, { user: opts.user, port: opts.port, identityFiles: opts.identityFiles, onlyGivenKeys: opts.onlyGivenKeys, ...knownHosts }, true);
   const jumpSpecs = opts.jump ?? target.hostConfig.proxyJump ?? [];
-  const hops = jumpSpecs.map((j) => resolveHop(j, config, {}, true));
+  const hops = jumpSpecs.map((j) => resolveHop(j, config, knownHosts, true));
   const hc = target.hostConfig;
   return {
     hops: [...hops, target],

@@ -17,7 +17,16 @@ export interface HostConfig {
   serverAliveCountMax?: number;
   connectTimeoutS?: number;
   identityAgent?: string;
+  /** UserKnownHostsFile, raw (tokens and ~ expanded by finishKnownHostsFiles); [] for `none`. */
+  userKnownHostsFiles?: string[];
+  /** GlobalKnownHostsFile, raw; [] for `none`. */
+  globalKnownHostsFiles?: string[];
+  /** StrictHostKeyChecking; OpenSSH's `off` is `no`. */
+  strictHostKeyChecking?: StrictHostKeyChecking;
 }
+
+export type StrictHostKeyChecking = 'yes' | 'no' | 'ask' | 'accept-new';
+const STRICT_VALUES: Record<string, StrictHostKeyChecking> = { yes: 'yes', true: 'yes', no: 'no', false: 'no', off: 'no', ask: 'ask', 'accept-new': 'accept-new' };
 
 export function defaultSshConfigPath(): string {
   return path.join(os.homedir(), '.ssh', 'config');
@@ -58,6 +67,9 @@ function validateLines(text: string, file: string): void {
     const value = m[2].trim();
     if ((key === 'host' || key === 'match') && !value) {
       throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: ${m[1]} needs a pattern`, `fix line ${i + 1} of ${file}`);
+    }
+    if (key === 'stricthostkeychecking' && !(value.replace(/^"|"$/g, '').toLowerCase() in STRICT_VALUES)) {
+      throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: StrictHostKeyChecking "${value.slice(0, 30)}" is not yes, no, ask or accept-new`, `fix line ${i + 1} of ${file}`);
     }
     if (NUMERIC.has(key) && !/^\d+$/.test(value.replace(/^"|"$/g, ''))) {
       throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: ${m[1]} "${value}" is not a number`, `fix line ${i + 1} of ${file}`);
@@ -104,6 +116,12 @@ export function hostConfig(config: SSHConfig | null, host: string): HostConfig {
   };
   const num = (k: string) => (one(k) === undefined ? undefined : Number(one(k)));
   const jump = one('proxyjump');
+  const files = (k: string): string[] | undefined => {
+    const v = many(k).filter(Boolean);
+    if (!v.length) return undefined;
+    return v.length === 1 && v[0].toLowerCase() === 'none' ? [] : v;
+  };
+  const strict = one('stricthostkeychecking')?.toLowerCase();
   const hc: HostConfig = {
     hostName: one('hostname'),
     user: one('user'),
@@ -116,8 +134,16 @@ export function hostConfig(config: SSHConfig | null, host: string): HostConfig {
     serverAliveCountMax: num('serveralivecountmax'),
     connectTimeoutS: num('connecttimeout'),
     identityAgent: one('identityagent'),
+    userKnownHostsFiles: files('userknownhostsfile'),
+    globalKnownHostsFiles: files('globalknownhostsfile'),
+    strictHostKeyChecking: strict === undefined ? undefined : STRICT_VALUES[strict],
   };
   return hc;
+}
+
+/** Resolve tokens and ~ in UserKnownHostsFile / GlobalKnownHostsFile, as OpenSSH does. */
+export function finishKnownHostsFiles(files: string[], ctx: { host: string; hostName: string; port: number; user: string }): string[] {
+  return files.map((f) => path.resolve(expandHome(expandTokens(f, ctx))));
 }
 
 /** Resolve tokens and ~ in IdentityFile once the final user/host/port are known. */

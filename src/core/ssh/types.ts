@@ -40,6 +40,8 @@ export interface ConnectCallbacks {
   askPassword?(p: { user: string; host: string }): Promise<string | null>;
   /** Keyboard-interactive (2FA): one answer per prompt; null cancels. */
   keyboardInteractive?(p: KeyboardInteractivePrompt): Promise<string[] | null>;
+  /** What OpenSSH would print as a warning (a host key saved by accept-new, a setting overridden). */
+  notice?(line: string): void;
 }
 
 /** Seam for private keys that do not live in files (the OS keychain). */
@@ -68,8 +70,12 @@ export interface ConnectOptions {
   jump?: string[];
   /** Path of an ssh config file; default ~/.ssh/config; null = read none. */
   sshConfigPath?: string | null;
-  /** Read-only known_hosts files (default ~/.ssh/known_hosts, ~/.ssh/known_hosts2). */
+  /** Read-only known_hosts files; default UserKnownHostsFile from the config, else ~/.ssh/known_hosts, ~/.ssh/known_hosts2. */
   userKnownHostsFiles?: string[];
+  /** Read-only system files; default GlobalKnownHostsFile from the config, else /etc/ssh/ssh_known_hosts and ssh_known_hosts2. */
+  globalKnownHostsFiles?: string[];
+  /** Overrides StrictHostKeyChecking from the config (`--accept-new-host-key` sets accept-new). */
+  strictHostKeyChecking?: 'yes' | 'ask' | 'accept-new';
   /** The app's own known-hosts file, where accepted keys are saved. */
   appKnownHostsFile: string;
   /** ssh-agent: true = SSH_AUTH_SOCK (or the Windows pipe), string = explicit socket/'pageant', false = off. Default true. */

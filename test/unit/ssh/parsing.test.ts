@@ -1,7 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkHostKey, entryMatchesHost, knownHostsName, parseKnownHosts } from '../../../src/core/ssh/knownHosts';
+import os from 'node:os';
 import { hostConfig, parseSshConfig } from '../../../src/core/ssh/sshConfig';
+import { resolveTarget } from '../../../src/core/ssh/resolve';
+import { hostKeyAlgorithms } from '../../../src/core/ssh/connection';
 import { parseDestination } from '../../../src/core/ssh/destination';
 import { parseForwardSpec, displayToPort } from '../../../src/core/tunnels/forwardSpec';
 import { sha256Fingerprint, keyTypeOfBlob } from '../../../src/core/ssh/fingerprint';
@@ -56,9 +59,25 @@ describe('known_hosts', () => {
     const ch = checkHostKey(entries, ['gpu1'], 'ssh-ed25519', K2);
     expect(ch).toMatchObject({ status: 'changed', expected: [{ fingerprint: sha256Fingerprint(K1), file: 'kh', line: 2 }] });
     expect(checkHostKey(entries, ['a.lab'], 'rsa-sha2-512', blob('ssh-rsa', 'other')).status).toBe('changed');
-    expect(checkHostKey(entries, ['gpu1'], 'ecdsa-sha2-nistp256', blob('ecdsa-sha2-nistp256', 'x'))).toEqual({ status: 'unknown', otherTypes: ['ssh-ed25519'] });
+    expect(checkHostKey(entries, ['gpu1'], 'ecdsa-sha2-nistp256', blob('ecdsa-sha2-nistp256', 'x'))).toEqual({ status: 'unknown', otherKeys: [{ keyType: 'ssh-ed25519', fingerprint: sha256Fingerprint(K1), file: 'kh', line: 2 }], certAuthorities: [] });
     expect(checkHostKey(entries, ['new-host'], 'ssh-ed25519', K1).status).toBe('unknown');
     expect(checkHostKey(entries, ['any'], 'ssh-ed25519', blob('ssh-ed25519', 'stolen')).status).toBe('revoked');
+  });
+  it('hashed lines match the host name in any case, as OpenSSH lower-cases it before hashing (issue 16.2)', () => {
+    const [e] = parseKnownHosts(`${hashed('gpu01.lab')} ssh-ed25519 ${K1.toString('base64')}`);
+    expect(entryMatchesHost(e, 'GPU01.lab')).toBe(true);
+    expect(checkHostKey([e], ['Gpu01.Lab'], 'ssh-ed25519', K1).status).toBe('known');
+  });
+  it('a host with known keys is offered only those types (issue 16.1)', () => {
+    expect(hostKeyAlgorithms(['ssh-ed25519'])).toEqual(['ssh-ed25519']);
+    expect(hostKeyAlgorithms(['ssh-rsa', 'ecdsa-sha2-nistp256'])).toEqual(['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa', 'ecdsa-sha2-nistp256']);
+    expect(hostKeyAlgorithms(['ssh-dss'])).toEqual([]);
+    expect(hostKeyAlgorithms([])).toContain('ssh-rsa');
+    expect(hostKeyAlgorithms([])).toContain('ssh-ed25519');
+  });
+  it('@cert-authority lines for the host are reported with an unknown key, never as plain keys', () => {
+    const ca = parseKnownHosts(`@cert-authority *.corp ssh-ed25519 ${K2.toString('base64')}`, 'kh');
+    expect(checkHostKey(ca, ['a.corp'], 'ssh-ed25519', K1)).toEqual({ status: 'unknown', otherKeys: [], certAuthorities: [{ keyType: 'ssh-ed25519', fingerprint: sha256Fingerprint(K2), file: 'kh', line: 1 }] });
   });
   it('fingerprints are OpenSSH SHA256 without padding; the key type comes from the blob', () => {
     expect(sha256Fingerprint(K1)).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
@@ -90,6 +109,28 @@ describe('~/.ssh/config', () => {
       serverAliveIntervalS: 10, serverAliveCountMax: 4,
     });
     expect(hostConfig(cfg, 'other')).toMatchObject({ user: 'fallback', serverAliveIntervalS: 99 });
+  });
+  it('UserKnownHostsFile, GlobalKnownHostsFile (none) and StrictHostKeyChecking (off = no) (issue 16.3)', () => {
+    const c = parseSshConfig([
+      'Host a', '  UserKnownHostsFile ~/kh1 /etc/kh-%h', '  GlobalKnownHostsFile none', '  StrictHostKeyChecking accept-new',
+      'Host b', '  StrictHostKeyChecking off',
+    ].join('\n'));
+    expect(hostConfig(c, 'a')).toMatchObject({ userKnownHostsFiles: ['~/kh1', '/etc/kh-%h'], globalKnownHostsFiles: [], strictHostKeyChecking: 'accept-new' });
+    expect(hostConfig(c, 'b')).toMatchObject({ strictHostKeyChecking: 'no' });
+    const hop = resolveTarget({ destination: 'a', port: 2200, appKnownHostsFile: '/x' }, c).hops[0];
+    expect(hop.knownHostsFiles).toEqual({ user: [`${os.homedir()}/kh1`, '/etc/kh-a'], global: [] });
+    expect(hop.strictHostKeyChecking).toBe('accept-new');
+    expect(() => parseSshConfig('Host a\n  StrictHostKeyChecking maybe\n', 'cfg')).toThrow(/cfg line 2: StrictHostKeyChecking "maybe"/);
+  });
+  it('without those lines, the files OpenSSH reads by default, system ones included', () => {
+    const hop = resolveTarget({ destination: 'h', appKnownHostsFile: '/x' }, null).hops[0];
+    expect(hop.knownHostsFiles).toEqual({
+      user: [`${os.homedir()}/.ssh/known_hosts`, `${os.homedir()}/.ssh/known_hosts2`],
+      global: ['/etc/ssh/ssh_known_hosts', '/etc/ssh/ssh_known_hosts2'],
+    });
+    expect(hop.strictHostKeyChecking).toBeUndefined();
+    // The command line wins over the config.
+    expect(resolveTarget({ destination: 'h', appKnownHostsFile: '/x', strictHostKeyChecking: 'yes', userKnownHostsFiles: ['/u'] }, null).hops[0]).toMatchObject({ strictHostKeyChecking: 'yes', knownHostsFiles: { user: ['/u'] } });
   });
   it('errors name the line', () => {
     expect(() => parseSshConfig('Host a\n  Port abc\n', 'cfg')).toThrow(/cfg line 2/);
