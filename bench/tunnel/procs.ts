@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SshdBed } from '../../test/bed';
 import { freePort, makeTempDir, waitForPort } from '../../test/bed';
+import type { DelayProxyOptions } from '../../test/bed/delayProxy';
 import type { HolderConfig } from './holder';
 
 export interface Proc {
@@ -53,7 +54,8 @@ async function forkTs(file: string, arg: unknown, execArgv: string[] = []): Prom
 }
 
 export const startSource = () => forkTs('source.ts', {});
-export const startProxy = (targetPort: number, delayMs: number) => forkTs('proxyProc.ts', { targetPort, delayMs });
+export const startProxy = (targetPort: number, delayMs: number, link: Omit<DelayProxyOptions, 'targetPort' | 'delayMs'> = {}) =>
+  forkTs('proxyProc.ts', { targetPort, delayMs, ...link });
 
 /** known_hosts for the address actually dialled (the proxy's port when there is one). */
 export function knownHostsFor(bed: SshdBed, sshPort: number): string {

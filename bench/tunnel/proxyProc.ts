@@ -1,8 +1,7 @@
 /** The delaying proxy in its own process, so its timers never share an event loop with a tunnel under test. */
-import { startDelayProxy } from '../../test/bed/delayProxy';
+import { startDelayProxy, type DelayProxyOptions } from '../../test/bed/delayProxy';
 
-const { targetPort, delayMs } = JSON.parse(process.argv[2]) as { targetPort: number; delayMs: number };
-startDelayProxy({ targetPort, delayMs }).then(
+startDelayProxy(JSON.parse(process.argv[2]) as DelayProxyOptions).then(
   (p) => process.send?.({ port: p.port }),
   (e: Error) => {
     process.send?.({ error: e.message });

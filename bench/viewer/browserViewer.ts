@@ -48,6 +48,19 @@ export class BrowserViewer {
     }, undefined, { everyMs: 5, what: 'the first frame' });
   }
 
+  /**
+   * Connect clicked → the server page's probe done → "View display N" → first frame drawn: how a
+   * person opens a running session that the profile does not name (the probe is also how gpu-desk
+   * learns the server is TurboVNC and fetches a one-time password for the viewer).
+   */
+  async viewSession(name: string, display: number): Promise<void> {
+    await this.page.clickButton(`Connect to ${name}`);
+    // The page's status line gains "· <OS> (<arch>)" once the probe's report is in.
+    await this.page.waitFor(() => /\(\w+\)\s*$/.test(document.querySelector('.server-page .muted')?.textContent ?? ''), undefined, { what: 'the server probe' });
+    await this.page.clickButton(`View display ${display}`);
+    await this.page.waitFor(() => (window as unknown as { __gpuDeskViewer?: { firstFrameAt: number | null } }).__gpuDeskViewer?.firstFrameAt != null, undefined, { what: 'the first frame' });
+  }
+
   /** Leaves the viewer and closes the SSH connection (the VNC connection closes with it). */
   async disconnect(): Promise<void> {
     await this.page.clickButton('Back to the server');

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cleanupAll, startSshd, type SshdBed } from '../../test/bed';
+import { cleanupAll, startSshd, type SshdBed, type SshdOptions } from '../../test/bed';
 import { startHarness } from '../../src/harness/server';
 import type { ProfileInput } from '../../src/shared/contract';
 
@@ -18,10 +18,10 @@ export interface ViewerBed {
   close(): Promise<void>;
 }
 
-export async function startViewerBed(prefix: string): Promise<ViewerBed> {
+export async function startViewerBed(prefix: string, sshd: SshdOptions = {}): Promise<ViewerBed> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   process.env.GPU_DESK_HOME = home;
-  const bed = await startSshd();
+  const bed = await startSshd(sshd);
   fs.writeFileSync(path.join(home, 'known_hosts'), `${bed.knownHostsLine}\n`);
   const harness = await startHarness({ log: () => {}, deps: { sshConfigPath: null, userKnownHostsFiles: [] } });
   return {

@@ -7,6 +7,12 @@ export interface DelayProxyOptions {
   delayMs: number;
   /** Optional cap per direction and connection, bytes per second. */
   rateBytesPerSec?: number;
+  /**
+   * Bytes a direction holds (in flight plus queued) before it stops reading its source: a real
+   * bottleneck's buffer is small, so a sender faster than the rate is slowed by TCP instead of
+   * queueing seconds of data. Default 256 MiB (room for any window on a long, fast link).
+   */
+  maxQueuedBytes?: number;
 }
 
 export interface DelayProxy {
@@ -17,7 +23,7 @@ export interface DelayProxy {
 }
 
 /** Beyond this a direction stops reading its source, as a real link would drop and slow the sender. */
-const MAX_QUEUED_PER_DIRECTION = 256 * 1024 * 1024;
+const DEFAULT_MAX_QUEUED = 256 * 1024 * 1024;
 
 /**
  * A user-space "long link" on loopback: every chunk is released `delayMs` after it arrived, in
@@ -27,6 +33,7 @@ const MAX_QUEUED_PER_DIRECTION = 256 * 1024 * 1024;
 export async function startDelayProxy(opts: DelayProxyOptions): Promise<DelayProxy> {
   const { targetPort, delayMs } = opts;
   const rate = opts.rateBytesPerSec ?? 0;
+  const maxQueued = opts.maxQueuedBytes ?? DEFAULT_MAX_QUEUED;
   const sockets = new Set<net.Socket>();
   let queued = 0;
 
@@ -55,7 +62,7 @@ export async function startDelayProxy(opts: DelayProxyOptions): Promise<DelayPro
         if (!dst.destroyed && !dst.write(data)) waitingDrain = true;
         if (waitingDrain) break;
       }
-      if (lineBytes < MAX_QUEUED_PER_DIRECTION && !waitingDrain) src.resume();
+      if (lineBytes < maxQueued && !waitingDrain) src.resume();
       endIfDone();
       schedule();
     };
@@ -74,7 +81,7 @@ export async function startDelayProxy(opts: DelayProxyOptions): Promise<DelayPro
       line.push({ at, data });
       lineBytes += data.length;
       queued += data.length;
-      if (lineBytes >= MAX_QUEUED_PER_DIRECTION || waitingDrain) src.pause();
+      if (lineBytes >= maxQueued || waitingDrain) src.pause();
       schedule();
     });
     src.on('end', () => {

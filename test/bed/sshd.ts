@@ -20,6 +20,8 @@ export interface SshdOptions {
   hostKeyType?: 'ed25519' | 'ecdsa' | 'rsa';
   /** Also present a host certificate for these names, signed by a CA made for this bed (ssh-keygen -s). */
   hostCertificatePrincipals?: string[];
+  /** Allow `ssh -X` (needs xauth on this machine); off by default like a hardened server. */
+  x11Forwarding?: boolean;
 }
 
 export interface SshdBed {
@@ -126,7 +128,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
     'AllowTcpForwarding yes',
     'AllowStreamLocalForwarding yes',
     'AllowAgentForwarding no',
-    'X11Forwarding no',
+    `X11Forwarding ${opts.x11Forwarding ? 'yes' : 'no'}`,
     'PrintMotd no',
     'MaxStartups 200',
     'MaxSessions 200',

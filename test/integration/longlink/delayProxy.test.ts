@@ -18,8 +18,8 @@ function echoServer(): Promise<number> {
   });
 }
 
-async function proxyTo(targetPort: number, delayMs: number, rateBytesPerSec?: number): Promise<DelayProxy> {
-  const p = await startDelayProxy({ targetPort, delayMs, rateBytesPerSec });
+async function proxyTo(targetPort: number, delayMs: number, rateBytesPerSec?: number, maxQueuedBytes?: number): Promise<DelayProxy> {
+  const p = await startDelayProxy({ targetPort, delayMs, rateBytesPerSec, maxQueuedBytes });
   proxies.push(p);
   return p;
 }
@@ -40,6 +40,19 @@ function echoThrough(port: number, data: Buffer): Promise<{ back: Buffer; ms: nu
       }
     });
     s.once('error', reject);
+  });
+}
+
+/** A server that reads everything and resolves with what one connection sent. */
+function sinkServer(): Promise<{ port: number; received: Promise<Buffer> }> {
+  return new Promise((resolve) => {
+    let got!: (b: Buffer) => void;
+    const received = new Promise<Buffer>((r) => (got = r));
+    const srv = net.createServer((s) => {
+      const parts: Buffer[] = [];
+      s.on('data', (d: Buffer) => parts.push(d)).on('end', () => { got(Buffer.concat(parts)); s.end(); });
+    }).listen(0, '127.0.0.1', () => resolve({ port: (srv.address() as net.AddressInfo).port, received }));
+    servers.push(srv);
   });
 }
 
@@ -68,5 +81,22 @@ describe('delay proxy (test bed)', () => {
     const { back, ms } = await echoThrough(p.port, randomBytes(1024 * 1024));
     expect(back.length).toBe(1024 * 1024);
     expect(ms).toBeGreaterThanOrEqual(240);
+  });
+
+  it('holds at most maxQueuedBytes per direction and slows the sender instead', async () => {
+    const sink = await sinkServer();
+    const limit = 256 * 1024;
+    const p = await proxyTo(sink.port, 0, 2 * 1024 * 1024, limit);
+    let peak = 0;
+    const sampler = setInterval(() => { peak = Math.max(peak, p.queuedBytes); }, 5);
+    const data = randomBytes(3 * 1024 * 1024);
+    const s = net.connect({ host: '127.0.0.1', port: p.port }, () => s.end(data));
+    const back = await sink.received;
+    clearInterval(sampler);
+    expect(sha(back)).toBe(sha(data));
+    // One read (at most 64 KiB) may land before the direction pauses.
+    expect(peak).toBeLessThanOrEqual(limit + 64 * 1024);
+    // The sender was much faster than 2 MiB/s, so the limit was reached: the bound above was tested.
+    expect(peak).toBeGreaterThan(limit / 2);
   });
 });

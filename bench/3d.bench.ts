@@ -1,0 +1,230 @@
+/**
+ * npm run bench:3d — the product's headline, measured: glxspheres64 -w 1240x900 frames per second
+ * seen on the desk, through the same link for every party, in one run:
+ *   (a) X11 forwarding: `ssh -X` runs glxspheres64 on the server with its window on the desk's Xvfb;
+ *       Mesa renders on the server's CPU and every frame crosses the link as X11 drawing requests;
+ *   (b) VirtualGL (EGL, Mesa's software device egl0) + TurboVNC 3.3 + gpu-desk: the harness's real
+ *       UI in headless Chromium, through gpu-desk's own tunnel;
+ *   (c) the same session through OpenSSH `ssh -L` to TigerVNC's native xtigervncviewer.
+ * Links: the bed's delaying, rate-limiting proxy in front of its sshd (100 Mbit/s, 5 ms each way: a
+ * campus network to a machine room), then plain loopback for reference.
+ * Counted: the program's own figure (-bt 1) and frames drawn — gpu-desk's viewer's frame counter, Xvnc's
+ * per-connection update count for the native viewer; for X11 forwarding the program cannot run ahead of
+ * the link (see docs/bench-3d.md). Judged on frames drawn, at the shaped link: b/a >= 10x, b/c >= 0.9x.
+ * Every party runs alone (its own glxspheres64) and the order flips each round (a b c, c b a, …).
+ * Options: --seconds N (measured per trial, default 20), --warmup N (default 4), --rounds N (default 2),
+ * --links shaped,loopback. GD_BENCH_STRICT=1 makes a missed target exit non-zero.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { cleanupAll, freeXDisplay, makeTempDir } from '../test/bed';
+import { BrowserViewer } from './viewer/browserViewer';
+import { runNativeViewer, stop } from './viewer/nativeViewer';
+import { benchProfile, COMPRESSION, QUALITY, startViewerBed } from './viewer/setup';
+import { waitForX } from './viewer/x11';
+import { startOpenssh, startProxy, type Proc } from './tunnel/procs';
+import { logSize, startTurboSession, statsSince, type TurboSession } from './3d/turboSession';
+import { SPHERES_SIZE, spheresInSession, spheresOverX11 } from './3d/spheres';
+
+const args = process.argv.slice(2);
+const argOf = (name: string) => (args.indexOf(name) >= 0 ? args[args.indexOf(name) + 1] : undefined);
+const SECONDS = Number(argOf('--seconds') ?? 20);
+const WARMUP = Number(argOf('--warmup') ?? 4);
+const ROUNDS = Number(argOf('--rounds') ?? 2);
+const LINKS = (argOf('--links') ?? 'shaped,loopback').split(',');
+
+const RATE_MBIT = 100;
+const DELAY_MS = 5;
+/** The bottleneck's buffer per direction: about 80 ms at 100 Mbit/s, a switch's order, not a bufferbloated modem's. */
+const LINK_BUFFER = 1024 * 1024;
+const SCREEN = { width: 1280, height: 960 };
+
+const line = (s: string) => process.stdout.write(`${s}\n`);
+const f1 = (x: number) => x.toFixed(1);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const misses: string[] = [];
+function judge(text: string, ok: boolean): void {
+  line(`${text} ${ok ? 'PASS' : 'FAIL'}`);
+  if (!ok) misses.push(text);
+}
+
+type PartyName = 'a' | 'b' | 'c';
+const PARTY: Record<PartyName, string> = {
+  a: 'X11 forwarding (ssh -X)',
+  b: 'VirtualGL + TurboVNC + gpu-desk',
+  c: 'VirtualGL + TurboVNC + ssh -L + xtigervncviewer',
+};
+interface Trial { program: number; drawn: number; note: string }
+
+interface Link {
+  name: string;
+  /** The port the desk dials for the server's sshd. */
+  port: number;
+  proc: Proc | null;
+  /** ssh -L to the session's VNC port through this link (party c). */
+  tunnel: Proc;
+  /** gpu-desk's profile for this link. */
+  profile: string;
+}
+
+async function main(): Promise<void> {
+  const app = await startViewerBed('gd-bench-3d-', { x11Forwarding: true });
+  const { home, bed, harness } = app;
+  const children: ChildProcess[] = [];
+  const work = makeTempDir('gd-bench-3d-');
+  let session: TurboSession | null = null;
+  let viewer: BrowserViewer | null = null;
+  try {
+    line(`bench:3d — ${os.cpus().length} CPUs; glxspheres64 -w ${SPHERES_SIZE}; ${SECONDS} s measured after ${WARMUP} s per trial, ${ROUNDS} rounds alternating; VNC quality ${QUALITY}, compression ${COMPRESSION}, Tight`);
+    // The desk's screen for X11 forwarding (the native viewer brings its own, see runNativeViewer).
+    const deskDisplay = await freeXDisplay();
+    const desk = spawn('Xvfb', [`:${deskDisplay}`, '-screen', '0', `${SCREEN.width}x${SCREEN.height}x24`, '-nolisten', 'tcp'], { stdio: 'ignore', detached: true });
+    children.push(desk);
+    await waitForX(deskDisplay);
+
+    session = await startTurboSession(bed, `${SCREEN.width}x${SCREEN.height}`);
+    line(`TurboVNC session :${session.display} of ${bed.user} (one-time passwords, -localhost); log ${session.logPath}`);
+    viewer = await BrowserViewer.launch(harness, { width: SCREEN.width + 40, height: SCREEN.height + 120 });
+
+    const summary: Record<string, Record<PartyName, Trial[]>> = {};
+    for (const name of LINKS) {
+      const link = await openLink(name, bed, session, home, viewer);
+      const trials: Record<PartyName, Trial[]> = { a: [], b: [], c: [] };
+      summary[name] = trials;
+      line(`link ${name}: ${name === 'shaped' ? `${RATE_MBIT} Mbit/s and ${DELAY_MS} ms each way (delaying, rate-limiting proxy, ${LINK_BUFFER / 1024} KiB buffer per direction)` : 'plain loopback to the sshd'}`);
+      for (let round = 0; round < ROUNDS; round++) {
+        const order: PartyName[] = round % 2 === 0 ? ['a', 'b', 'c'] : ['c', 'b', 'a'];
+        for (const p of order) {
+          const t = p === 'a' ? await trialX11(bed, link, deskDisplay) : p === 'b' ? await trialGpuDesk(bed, session, link, viewer) : await trialNative(bed, session, link, work);
+          trials[p].push(t);
+          line(`  ${name} round ${round + 1} (${p}) ${PARTY[p]}: drawn ${f1(t.drawn)} fps, program ${f1(t.program)} fps; ${t.note}`);
+        }
+      }
+      await link.tunnel.stop();
+      await link.proc?.stop();
+    }
+
+    for (const name of Object.keys(summary)) {
+      const t = summary[name];
+      const mean = (p: PartyName, k: 'drawn' | 'program') => t[p].reduce((s, x) => s + x[k], 0) / t[p].length;
+      const fig = (p: PartyName) => `(${p}) ${f1(mean(p, 'drawn'))} fps drawn (program ${f1(mean(p, 'program'))})`;
+      line(`${name}: ${fig('a')}, ${fig('b')}, ${fig('c')}`);
+      const ba = mean('b', 'drawn') / Math.max(mean('a', 'drawn'), 0.01);
+      const bc = mean('b', 'drawn') / Math.max(mean('c', 'drawn'), 0.01);
+      if (name === 'shaped') {
+        judge(`${name}: b/a ${f1(ba)}x (target >= 10x)`, ba >= 10);
+        judge(`${name}: b/c ${bc.toFixed(2)}x (target >= 0.9x)`, bc >= 0.9);
+      } else {
+        line(`${name}: b/a ${f1(ba)}x, b/c ${bc.toFixed(2)}x (reference, not judged)`);
+      }
+    }
+  } finally {
+    await viewer?.close();
+    await session?.stop();
+    for (const c of children) await stop(c);
+    fs.rmSync(work, { recursive: true, force: true });
+    await app.close();
+  }
+  if (misses.length > 0 && process.env.GD_BENCH_STRICT === '1') {
+    process.stderr.write(`bench:3d: ${misses.length} target(s) missed\n`);
+    process.exit(2);
+  }
+}
+
+async function openLink(name: string, bed: Awaited<ReturnType<typeof startViewerBed>>['bed'], session: TurboSession, home: string, viewer: BrowserViewer): Promise<Link> {
+  if (name !== 'shaped' && name !== 'loopback') throw new Error(`--links: "${name}" is not a link; use shaped and/or loopback`);
+  const proc = name === 'shaped' ? await startProxy(bed.port, DELAY_MS, { rateBytesPerSec: (RATE_MBIT * 1e6) / 8, maxQueuedBytes: LINK_BUFFER }) : null;
+  const port = proc?.port ?? bed.port;
+  // gpu-desk checks host keys like OpenSSH: the proxy's address is a host of its own.
+  if (proc) fs.appendFileSync(path.join(home, 'known_hosts'), `[127.0.0.1]:${port} ${bed.knownHostsLine.split(' ').slice(1).join(' ')}\n`);
+  const profile = `spheres-${name}`;
+  // No default display: a profile that names one opens the viewer before the probe has said TurboVNC, without a one-time password.
+  await viewer.addProfile({ ...benchProfile(profile, port, bed.user, bed.userKeyPath, session.display), display: {} });
+  const tunnel = await startOpenssh(bed, port, session.port);
+  return { name, port, proc, tunnel, profile };
+}
+
+async function trialX11(bed: Awaited<ReturnType<typeof startViewerBed>>['bed'], link: Link, deskDisplay: number): Promise<Trial> {
+  const spheres = await spheresOverX11(bed, link.port, deskDisplay);
+  try {
+    await sleep(WARMUP * 1000);
+    const mark = spheres.mark();
+    await sleep(SECONDS * 1000);
+    const fps = await spheres.fpsSince(mark);
+    // Each swap waits for the desk's X server (see docs/bench-3d.md): what the program counts is what was drawn.
+    return { program: fps, drawn: fps, note: spheres.renderer };
+  } finally {
+    await spheres.stop();
+  }
+}
+
+async function trialGpuDesk(bed: Awaited<ReturnType<typeof startViewerBed>>['bed'], session: TurboSession, link: Link, viewer: BrowserViewer): Promise<Trial> {
+  const spheres = await spheresInSession(bed, session.display);
+  try {
+    const off = logSize(session.logPath);
+    await viewer.viewSession(link.profile, session.display);
+    const c0 = performance.now();
+    await sleep(WARMUP * 1000);
+    const n0 = await viewer.framesDrawn();
+    const mark = spheres.mark();
+    const t0 = performance.now();
+    await sleep(SECONDS * 1000);
+    const n1 = await viewer.framesDrawn();
+    const t1 = performance.now();
+    await viewer.disconnect();
+    const c1 = performance.now();
+    const st = await statsSince(session.logPath, off);
+    const drawn = ((n1 - n0) * 1000) / (t1 - t0);
+    return { program: await spheres.fpsSince(mark), drawn, note: `Xvnc sent ${f1(updatesPerSec(st.updates, c1 - c0))} updates/s (${f1((st.bytes * 8) / ((c1 - c0) / 1000) / 1e6)} Mbit/s, JPEG ${st.jpeg ?? '?'}); ${spheres.renderer}` };
+  } finally {
+    await spheres.stop();
+  }
+}
+
+async function trialNative(bed: Awaited<ReturnType<typeof startViewerBed>>['bed'], session: TurboSession, link: Link, work: string): Promise<Trial> {
+  const spheres = await spheresInSession(bed, session.display);
+  try {
+    const pw = path.join(work, 'passwd');
+    fs.writeFileSync(pw, await vncPasswdFile(await session.otp()), { mode: 0o600 });
+    const off = logSize(session.logPath);
+    let mark = 0;
+    const xvfbDisplay = await freeXDisplay();
+    await runNativeViewer({
+      port: link.tunnel.port, width: SCREEN.width, height: SCREEN.height, quality: QUALITY, compression: COMPRESSION,
+      seconds: WARMUP + SECONDS, xvfbDisplay, passwordFile: pw,
+      afterStart: () => { setTimeout(() => { mark = spheres.mark(); }, WARMUP * 1000); },
+    });
+    fs.rmSync(pw, { force: true });
+    const st = await statsSince(session.logPath, off);
+    // Xvnc counts the whole connection, from the viewer's start: its start-up (a few round trips and
+    // the first full frame) is inside, which favours gpu-desk's figure, measured after a warm-up, a little.
+    const connectedMs = (WARMUP + SECONDS) * 1000;
+    const drawn = updatesPerSec(st.updates, connectedMs);
+    return { program: await spheres.fpsSince(mark), drawn, note: `Xvnc sent ${f1(drawn)} updates/s (${f1((st.bytes * 8) / (connectedMs / 1000) / 1e6)} Mbit/s, JPEG ${st.jpeg ?? '?'}); ${spheres.renderer}` };
+  } finally {
+    await spheres.stop();
+  }
+}
+
+const updatesPerSec = (n: number, ms: number) => (n * 1000) / ms;
+
+/** TigerVNC's vncpasswd -f: the password on stdin, never on a command line. */
+function vncPasswdFile(password: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const p = spawn('vncpasswd', ['-f'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const out: Buffer[] = [];
+    p.stdout!.on('data', (d: Buffer) => out.push(d));
+    p.once('exit', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`vncpasswd -f failed (${code})`))));
+    p.stdin!.end(`${password}\n`);
+  });
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(`bench:3d failed: ${(e as Error).stack ?? e}\n`);
+    void cleanupAll().finally(() => process.exit(1));
+  },
+);
