@@ -12,15 +12,20 @@ export interface TurboSession {
   logPath: string;
   /** A fresh one-time password (each is good for one connection). */
   otp(): Promise<string>;
+  /** Whether its X server still runs (the bed account is shared: another test's clean-up can end it). */
+  alive(): boolean;
   stop(): Promise<void>;
 }
 
-export async function startTurboSession(bed: SshdBed, geometry: string): Promise<TurboSession> {
+/**
+ * `pickDisplay` chooses the display: vncserver's own choice is the lowest free one, which the tests of
+ * anyone else sharing the bed account (their sessions come and go there) race for.
+ */
+export async function startTurboSession(bed: SshdBed, geometry: string, pickDisplay: () => Promise<number>): Promise<TurboSession> {
   let out = '';
-  // vncserver picks the first free display; another engineer's start can take it first, so try again.
   for (let attempt = 1; attempt <= 3; attempt++) {
     try {
-      out = await sshRun(bed, [`${TURBOVNC_BIN}/vncserver`, '-localhost', '-securitytypes', 'OTP', '-otp', '-geometry', geometry, '-noxstartup']);
+      out = await sshRun(bed, [`${TURBOVNC_BIN}/vncserver`, `:${await pickDisplay()}`, '-localhost', '-securitytypes', 'OTP', '-otp', '-geometry', geometry, '-noxstartup']);
       break;
     } catch (e) {
       if (attempt === 3) throw e;
@@ -39,6 +44,14 @@ export async function startTurboSession(bed: SshdBed, geometry: string): Promise
       const otp = parseOtp(said);
       if (!otp) throw new Error(`vncpasswd -o gave no one-time password for :${display}`);
       return otp;
+    },
+    alive: () => {
+      try {
+        process.kill(Number(fs.readFileSync(`/tmp/.X${display}-lock`, 'utf8').trim()), 0);
+        return true;
+      } catch {
+        return false;
+      }
     },
     stop: async () => {
       await sshRun(bed, [`${TURBOVNC_BIN}/vncserver`, '-kill', `:${display}`]).catch(() => {});

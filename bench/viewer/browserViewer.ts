@@ -61,6 +61,14 @@ export class BrowserViewer {
     await this.page.waitFor(() => (window as unknown as { __gpuDeskViewer?: { firstFrameAt: number | null } }).__gpuDeskViewer?.firstFrameAt != null, undefined, { what: 'the first frame' });
   }
 
+  /** After a failed step: every connection closed and the page back on the Servers screen. */
+  async reset(): Promise<void> {
+    const h = this.harness.core.handlers();
+    for (const c of await h['connections.list']({})) await h['connections.close']({ connectionId: c.id }).catch(() => {});
+    await this.page.reload();
+    await this.page.waitFor(hasHeading, 'Servers', { what: 'the Servers screen' });
+  }
+
   /** Leaves the viewer and closes the SSH connection (the VNC connection closes with it). */
   async disconnect(): Promise<void> {
     await this.page.clickButton('Back to the server');
