@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'PROFILES_CORRUPT'
   | 'PROFILES_TOO_NEW'
   | 'PROFILES_LOCKED'
+  | 'DATA_DIR_UNSAFE'
   | 'PROFILE_EXISTS'
   | 'KEY_NOT_FOUND'
   | 'KEY_EXISTS'

@@ -1,29 +1,23 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { GpuDeskError } from '../errors';
 
 /**
- * An inter-process lock around read-modify-write of one file.
+ * An inter-process lock around read-modify-write of one file: a lock file beside it, in the
+ * user's private (0700) data directory, so no other local user can create, hold or remove it.
+ * (An abstract Unix socket or a named pipe is freed by the kernel when its holder dies, but its
+ * name is global to the machine: any local user could take it first and block every write.)
  *
- * Linux (abstract Unix socket) and Windows (named pipe): only one process can listen on a name and
- * the kernel frees it when the holder dies, even on SIGKILL — no stale lock to guess about.
- * Elsewhere (macOS): a lock file created atomically with link(); a holder whose pid is gone on this
- * host, or whose lock is older than staleMs elsewhere, is taken over.
+ * A holder that died without releasing is recognised and taken over: on this host by its pid —
+ * and on Linux its start time, so a pid the kernel has since given to another process does not
+ * keep the lock — and from another host sharing the home directory by the lock's age.
  */
-export type LockKind = 'socket' | 'file';
-
 export interface LockOptions {
-  kind?: LockKind;
   timeoutMs?: number;
-  /** File locks from another host (shared home) older than this are broken. */
+  /** Locks from another host (shared home) older than this are broken. */
   staleMs?: number;
-}
-
-export function defaultLockKind(platform = process.platform): LockKind {
-  return platform === 'linux' || platform === 'win32' ? 'socket' : 'file';
 }
 
 // Serialise callers inside one process first: cheaper than polling the OS lock against ourselves.
@@ -59,18 +53,18 @@ function canonical(target: string): string {
 }
 
 async function acquire(target: string, opts: LockOptions): Promise<() => Promise<void>> {
-  const kind = opts.kind ?? defaultLockKind();
+  assertPrivateDir(path.dirname(target));
   const timeoutMs = opts.timeoutMs ?? 15_000;
   const deadline = Date.now() + timeoutMs;
   let delay = 2;
   for (;;) {
-    const release = kind === 'socket' ? await trySocket(target) : tryFile(target, opts.staleMs ?? 60_000);
+    const release = tryLock(target, opts.staleMs ?? 60_000);
     if (release) return release;
     if (Date.now() > deadline) {
       throw new GpuDeskError(
         'PROFILES_LOCKED',
         `another gpu-desk process has held the lock on ${target} for over ${Math.round(timeoutMs / 1000)} s`,
-        kind === 'file' ? `close other gpu-desk windows; if none is running, delete ${target}.lock` : 'close other gpu-desk windows and retry',
+        `close other gpu-desk windows; if none is running, delete ${target}.lock`,
       );
     }
     // Jitter keeps two waiting processes from retrying in lock-step.
@@ -79,28 +73,40 @@ async function acquire(target: string, opts: LockOptions): Promise<() => Promise
   }
 }
 
-export function socketLockName(target: string, platform = process.platform): string {
-  const h = createHash('sha256').update(path.resolve(target)).digest('hex').slice(0, 32);
-  return platform === 'win32' ? `\\\\.\\pipe\\gpu-desk-lock-${h}` : `\0gpu-desk-lock-${h}`;
+/**
+ * The lock is only as private as its directory: one that another user can write to lets them
+ * create the lock first (or replace the files it guards). Refused, as OpenSSH refuses a
+ * ~/.ssh that others can write.
+ */
+function assertPrivateDir(dir: string): void {
+  if (process.platform === 'win32' || typeof process.getuid !== 'function') return;
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    return; // the write that follows names the missing directory
+  }
+  const uid = process.getuid();
+  if ((st.mode & 0o022) !== 0 || (st.uid !== uid && st.uid !== 0)) {
+    const who = (st.mode & 0o022) !== 0 ? 'can be written by other users' : 'belongs to another user';
+    throw new GpuDeskError(
+      'DATA_DIR_UNSAFE',
+      `the gpu-desk data directory ${dir} ${who}, who could block or replace its files`,
+      st.uid !== uid && st.uid !== 0 ? `use a data directory of your own (GPU_DESK_HOME)` : `chmod 700 ${dir}`,
+    );
+  }
 }
 
-function trySocket(target: string): Promise<(() => Promise<void>) | null> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer((s) => s.destroy());
-    server.once('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EADDRINUSE' || e.code === 'EACCES') resolve(null);
-      else reject(new GpuDeskError('PROFILES_LOCKED', `cannot take the profiles lock: ${e.message}`, 'retry; report a bug if it persists'));
-    });
-    server.listen(socketLockName(target), () => {
-      server.unref();
-      resolve(() => new Promise<void>((r) => server.close(() => r())));
-    });
-  });
+interface Holder {
+  pid: number;
+  host: string;
+  /** Linux start time of the pid (clock ticks since boot), '-' where unknown. */
+  start: string;
 }
 
-function tryFile(target: string, staleMs: number): (() => Promise<void>) | null {
+function tryLock(target: string, staleMs: number): (() => Promise<void>) | null {
   const lock = `${target}.lock`;
-  const token = `${process.pid} ${os.hostname()} ${randomBytes(8).toString('hex')}`;
+  const token = `${process.pid} ${os.hostname()} ${processStart(process.pid) ?? '-'} ${randomBytes(8).toString('hex')}`;
   const tmp = `${lock}.${process.pid}.${randomBytes(6).toString('hex')}`;
   fs.writeFileSync(tmp, token, { mode: 0o600 });
   try {
@@ -121,18 +127,23 @@ function tryFile(target: string, staleMs: number): (() => Promise<void>) | null 
   }
 }
 
+function parseHolder(text: string): Holder {
+  const [pid, host, start] = text.split(' ');
+  // Lock files written before start times were recorded have a random token in third place.
+  return { pid: Number(pid), host: host ?? '', start: start && /^(\d+|-)$/.test(start) ? start : '-' };
+}
+
 function breakIfStale(lock: string, staleMs: number): void {
-  let holder: string;
+  let text: string;
   let age: number;
   try {
-    holder = fs.readFileSync(lock, 'utf8');
+    text = fs.readFileSync(lock, 'utf8');
     age = Date.now() - fs.statSync(lock).mtimeMs;
   } catch {
     return;
   }
-  const [pidText, host] = holder.split(' ');
-  const pid = Number(pidText);
-  const dead = host === os.hostname() ? !pidAlive(pid) : age > staleMs;
+  const holder = parseHolder(text);
+  const dead = holder.host === os.hostname() ? !holderAlive(holder) : age > staleMs;
   if (!dead) return;
   // Move it aside under a unique name, then check we moved the lock we judged dead; if another
   // process replaced it in between, put theirs back.
@@ -143,11 +154,31 @@ function breakIfStale(lock: string, staleMs: number): void {
     return;
   }
   try {
-    if (fs.readFileSync(aside, 'utf8') !== holder) {
+    if (fs.readFileSync(aside, 'utf8') !== text) {
       try { fs.linkSync(aside, lock); } catch { /* a third process holds it now */ }
     }
   } finally {
     fs.rmSync(aside, { force: true });
+  }
+}
+
+function holderAlive(h: Holder): boolean {
+  if (!pidAlive(h.pid)) return false;
+  if (h.start === '-') return true;
+  const now = processStart(h.pid);
+  return now === null || now === h.start;
+}
+
+/** Field 22 of /proc/PID/stat: fixed for a process's life, different for a later one with its pid. */
+export function processStart(pid: number): string | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count from its closing one.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null;
+  } catch {
+    return null;
   }
 }
 

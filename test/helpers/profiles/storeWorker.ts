@@ -1,16 +1,16 @@
 /**
  * A child process that drives the real ProfileStore, for the crash and concurrency tests.
- *   loop  FILE LOCK           : bump a counter in every profile, forever (killed with SIGKILL)
- *   add   FILE LOCK PREFIX N  : add N profiles named PREFIX-0 … PREFIX-(N-1)
+ *   loop  FILE                   : bump a counter in every profile, forever (killed with SIGKILL)
+ *   add   FILE PREFIX N [WAITMS] : add N profiles named PREFIX-0 … PREFIX-(N-1)
+ *   hold  FILE                   : take the store's lock and keep it until killed
  * It prints "ready" once the store is loaded so the parent can time its kill.
  */
 import { ProfileStore } from '../../../src/core/profiles/profileStore';
-import type { LockKind } from '../../../src/core/profiles/fileLock';
 
 async function run(): Promise<void> {
-  const [mode, file, lock, prefix, n] = process.argv.slice(2);
+  const [mode, file, prefix, n, waitMs] = process.argv.slice(2);
   const notices: string[] = [];
-  const store = new ProfileStore({ file, lock: { kind: lock as LockKind, timeoutMs: 60_000 }, notice: (l) => notices.push(l) });
+  const store = new ProfileStore({ file, lock: { timeoutMs: Number(waitMs ?? 60_000) }, notice: (l) => notices.push(l) });
   if (mode === 'loop') {
     await store.read();
     process.stdout.write('ready\n');
@@ -20,6 +20,13 @@ async function run(): Promise<void> {
       });
       process.stdout.write('wrote\n');
     }
+  }
+  if (mode === 'hold') {
+    await store.update(() => {
+      process.stdout.write('ready\nholding\n');
+      // A pending promise alone would let node exit; the timer keeps the holder alive until killed.
+      return new Promise<never>(() => setInterval(() => {}, 1 << 30));
+    });
   }
   if (mode === 'add') {
     process.stdout.write('ready\n');
