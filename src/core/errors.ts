@@ -4,6 +4,7 @@
  */
 export type ErrorCode =
   | 'HOST_UNREACHABLE'
+  | 'PROXY_COMMAND_FAILED'
   | 'DNS_FAILED'
   | 'CONNECT_TIMEOUT'
   | 'AUTH_FAILED'

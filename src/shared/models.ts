@@ -83,6 +83,8 @@ export interface Profile {
   port: number;
   user?: string;
   jumpHosts: string[];
+  /** ssh's ProxyCommand, only from an imported ssh config (the window cannot set it). */
+  proxyCommand?: string;
   auth: ProfileAuth;
   display: { number?: number; geometry?: string };
   viewer: SavedViewerPrefs;

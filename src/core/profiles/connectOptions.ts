@@ -21,6 +21,7 @@ export async function profileConnectOptions(p: Profile, deps: { keys: KeyStore; 
     port: p.port,
     ...(p.user ? { user: p.user } : {}),
     ...(p.jumpHosts.length ? { jump: p.jumpHosts } : {}),
+    ...(p.proxyCommand ? { proxyCommand: p.proxyCommand } : {}),
   };
   switch (p.auth.kind) {
     case 'auto':

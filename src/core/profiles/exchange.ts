@@ -70,6 +70,12 @@ export async function importProfiles(store: ProfileStore, text: string, opts: { 
         result.warnings.push(`${fresh.name}: keychain key "${fresh.auth.key}" is not on this machine; the profile uses auto authentication`);
         fresh = { ...fresh, auth: { kind: 'auto' } };
       }
+      if (fresh.proxyCommand) {
+        // A file from elsewhere never makes gpu-desk run a command on connect.
+        result.warnings.push(`${fresh.name}: its ProxyCommand was not imported (commands are only taken from your own ssh config); add it with "gpu-desk profiles import-ssh-config"`);
+        const { proxyCommand: _pc, ...rest } = fresh;
+        fresh = rest;
+      }
       mergeImported(doc, fresh, opts.replace, result);
     }
   });

@@ -22,6 +22,9 @@ const migrations: Record<number, Migration> = {
     });
     return { ...doc, schemaVersion: 1, profiles, keys: Array.isArray(doc.keys) ? doc.keys : [] };
   },
+  // Version 2 added the optional proxyCommand: nothing to convert, but a version-1 gpu-desk must not
+  // rewrite (and so drop) it, which the version bump prevents.
+  1: (doc) => ({ ...doc, schemaVersion: 2 }),
 };
 
 export function migrate(raw: unknown, file: string): { doc: unknown; from: number } {

@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The profiles file: servers and key metadata. It never holds a secret: private keys, passwords and
  * passphrases live in the OS keychain; only names, public keys and fingerprints are written here.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 // Names double as CLI destinations, so they must never look like user@host:port or an option.
 export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -89,6 +89,14 @@ export const profileSchema = z.object({
   port: port('port').default(22),
   user: userField.optional(),
   jumpHosts: z.array(jumpHost).default([]),
+  /** ssh's ProxyCommand (tokens %h %p %r %n %% unexpanded), from an imported ssh config; ignored when jumpHosts is set, as ssh -J overrides it. */
+  proxyCommand: z
+    .string()
+    .trim()
+    .min(1, 'proxy command is empty')
+    .max(4096, 'proxy command is longer than 4096 characters')
+    .refine((s) => !/[\r\n\0]/.test(s), 'proxy command must be one line')
+    .optional(),
   auth: authSchema.default({ kind: 'auto' }),
   display: z
     .object({

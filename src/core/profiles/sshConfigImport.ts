@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import type SSHConfig from 'ssh-config';
 import { GpuDeskError } from '../errors';
-import { defaultSshConfigPath, finishIdentityFiles, hostConfig, parseSshConfig } from '../ssh/sshConfig';
+import { defaultSshConfigPath, expandHostName, finishIdentityFiles, hostConfig, loadSshConfig, type SshConfig } from '../ssh/sshConfig';
 import type { ImportResult, NewProfile, ProfileStore } from './profileStore';
 import { makeProfile, mergeImported, validateProfile } from './profileStore';
 import { JUMP_RE, NAME_RE, type Profile } from './schema';
@@ -10,7 +9,7 @@ import { JUMP_RE, NAME_RE, type Profile } from './schema';
 export interface SshConfigCandidate {
   alias: string;
   profile: NewProfile;
-  /** Settings gpu-desk cannot honour (ProxyCommand…), one line each. */
+  /** Settings gpu-desk cannot honour (LocalForward…), one line each. */
   warnings: string[];
 }
 
@@ -21,38 +20,28 @@ export type { ImportResult };
  * would (Host * defaults included) into a profile. A malformed file is refused as a whole, like
  * ssh itself does, so nothing half-read is imported.
  */
-export function readSshConfigCandidates(file = defaultSshConfigPath()): SshConfigCandidate[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new GpuDeskError('BAD_SSH_CONFIG', missing ? `${file} does not exist` : `cannot read ${file}: ${(e as Error).message}`, missing ? 'pass the path of your ssh config with --file' : 'check its permissions');
+export function readSshConfigCandidates(file = defaultSshConfigPath(), log?: (line: string) => void): SshConfigCandidate[] {
+  if (!fs.existsSync(file)) {
+    throw new GpuDeskError('BAD_SSH_CONFIG', `${file} does not exist`, 'pass the path of your ssh config with --file');
   }
-  const config = parseSshConfig(text, file);
-  return hostAliases(config).map((alias) => candidate(config, alias));
+  const config = loadSshConfig(file, log);
+  return config ? hostAliases(config).map((alias) => candidate(config, alias)) : [];
 }
 
-export function hostAliases(config: SSHConfig): string[] {
+/** Concrete Host names (no wildcard or negation) from the file and every file it includes. */
+export function hostAliases(config: SshConfig): string[] {
   const out: string[] = [];
-  for (const line of config as unknown as { param?: string; value?: unknown }[]) {
-    if (typeof line.param !== 'string' || line.param.toLowerCase() !== 'host') continue;
-    // ssh-config gives one pattern as a string and several as [{val}, …].
-    const patterns = Array.isArray(line.value) ? line.value.map((v: { val: string }) => v.val) : [String(line.value)];
-    for (const p of patterns) if (p && !/[*?!]/.test(p) && !out.includes(p)) out.push(p);
-  }
+  for (const p of config.hostPatterns()) if (p && !/[*?!]/.test(p) && !out.includes(p)) out.push(p);
   return out;
 }
 
-function candidate(config: SSHConfig, alias: string): SshConfigCandidate {
+function candidate(config: SshConfig, alias: string): SshConfigCandidate {
   const hc = hostConfig(config, alias);
   const warnings: string[] = [];
-  const raw = config.compute(alias) as Record<string, unknown>;
-  const has = (k: string) => Object.keys(raw).some((key) => key.toLowerCase() === k);
-  if (has('proxycommand')) warnings.push(`${alias}: ProxyCommand is not supported; use ProxyJump (profile imported without it)`);
-  if (has('localforward')) warnings.push(`${alias}: LocalForward lines were not imported; add them as profile forwards`);
+  const raw = config.compute(alias);
+  if (raw.has('localforward')) warnings.push(`${alias}: LocalForward lines were not imported; add them as profile forwards`);
   const port = hc.port ?? 22;
-  const hostName = (hc.hostName ?? alias).replace(/%h/g, alias).replace(/%%/g, '%');
+  const hostName = expandHostName(hc.hostName ?? alias, alias);
   const user = hc.user && !hc.user.includes('%') ? hc.user : undefined;
   const identity = finishIdentityFiles(hc.identityFiles, { host: alias, hostName, port, user: user ?? os.userInfo().username })[0];
   const jumpHosts = (hc.proxyJump ?? []).map((h) => h.replace(/^ssh:\/\//, ''));
@@ -67,6 +56,8 @@ function candidate(config: SSHConfig, alias: string): SshConfigCandidate {
       port,
       ...(user ? { user } : {}),
       jumpHosts,
+      // Kept as written: its %n must still be the alias once the profile (named after it) connects.
+      ...(hc.proxyCommand ? { proxyCommand: hc.proxyCommand.replace(/%(.)/g, (w, t: string) => (t === 'n' ? alias.replace(/%/g, '%%') : w)) } : {}),
       auth: identity ? { kind: 'key-file', path: identity } : { kind: 'auto' },
     },
   };

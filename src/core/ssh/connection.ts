@@ -8,6 +8,7 @@ import { CappedBuffer } from './cappedBuffer';
 import { mapConnectError } from './errors';
 import { judgeHostKey, otherTypeKnownError } from './hostKeyCheck';
 import { knownKeysFor, readKnownHostsFiles } from './knownHosts';
+import { spawnProxyCommand, type ProxyProcess } from './proxyCommand';
 import { resolveTarget, type ResolvedHop, type ResolvedTarget } from './resolve';
 import {
   EXEC_OUTPUT_CAP_BYTES,
@@ -125,7 +126,9 @@ export class SshConnection extends EventEmitter implements SshSession {
             );
           });
         }
-        clients.push(await this.dialHop(hop, i, sock));
+        // A new ProxyCommand process for every dial: the old one died with the old connection.
+        const proxy = i === 0 && hop.proxyCommand ? spawnProxyCommand(hop.proxyCommand, this.log) : undefined;
+        clients.push(await this.dialHop(hop, i, proxy?.sock ?? sock, proxy));
       }
     } catch (e) {
       for (const c of clients.reverse()) c.end();
@@ -139,7 +142,7 @@ export class SshConnection extends EventEmitter implements SshSession {
     this.startKeepalive(last);
   }
 
-  private dialHop(hop: ResolvedHop, index: number, sock?: Duplex): Promise<Client> {
+  private dialHop(hop: ResolvedHop, index: number, sock?: Duplex, proxy?: ProxyProcess): Promise<Client> {
     const ep = hop.endpoint;
     const where = `${ep.user}@${ep.host}${ep.port === 22 ? '' : `:${ep.port}`}`;
     const readOnlyFiles = [...hop.knownHostsFiles.user, ...hop.knownHostsFiles.global];
@@ -181,7 +184,15 @@ export class SshConnection extends EventEmitter implements SshSession {
         if (!hostKeyError && knownKeys.length && /no matching host key/i.test((e as Error)?.message ?? '')) {
           hostKeyError = otherTypeKnownError(hop.knownHostsNames[0], knownKeys);
         }
-        reject(hostKeyError ?? mapConnectError(e, where, report));
+        if (!proxy || hostKeyError) {
+          reject(hostKeyError ?? mapConnectError(e, where, report));
+          return;
+        }
+        // The transport closing is usually the proxy dying: wait (briefly) for its exit to say why.
+        void proxyExit(proxy).then((exit) => {
+          proxy.kill();
+          reject(exit ? proxyFailed(where, exit, proxy.lastStderrLine) : mapConnectError(e, where, report));
+        });
       };
       client.once('ready', () => {
         settled = true;
@@ -190,7 +201,10 @@ export class SshConnection extends EventEmitter implements SshSession {
         resolve(client);
       });
       client.on('error', fail);
-      client.once('close', () => fail(new Error('Connection lost before handshake')));
+      client.once('close', () => {
+        proxy?.kill();
+        fail(new Error('Connection lost before handshake'));
+      });
       const config: ConnectConfig = {
         ...transport,
         host: sock ? undefined : ep.hostName,
@@ -511,6 +525,23 @@ export class SshConnection extends EventEmitter implements SshSession {
     this.failWaiters(new GpuDeskError('NOT_CONNECTED', 'The connection was closed', 'connect again'));
     this.setState({ state: 'closed', reason: 'closed by the user' });
   }
+}
+
+const PROXY_EXIT_GRACE_MS = 3000;
+
+function proxyExit(proxy: ProxyProcess): Promise<{ code: number | null; signal: string | null } | null> {
+  if (proxy.hasExited) return proxy.exited;
+  return Promise.race([proxy.exited, new Promise<null>((r) => setTimeout(() => r(null), PROXY_EXIT_GRACE_MS).unref())]);
+}
+
+function proxyFailed(where: string, exit: { code: number | null; signal: string | null }, lastLine: string): GpuDeskError {
+  // The command's words are its own, not a server's; still, no control character reaches a terminal.
+  const said = [...lastLine.slice(0, 300)].map((c) => (c < ' ' || c === '\x7f' ? '?' : c)).join('');
+  return new GpuDeskError(
+    'PROXY_COMMAND_FAILED',
+    `ProxyCommand for ${where} exited (${exit.signal ?? `status ${exit.code}`}) before the SSH handshake${said ? `: ${said}` : ''}`,
+    'run the ProxyCommand by hand to see why, or fix it in your ssh config',
+  );
 }
 
 function forwardOutOn(client: Client, host: string, port: number): Promise<Duplex> {

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type SSHConfig from 'ssh-config';
 import { GpuDeskError } from '../errors';
 import { defaultIdentityFiles } from './auth';
 import { parseDestination } from './destination';
 import { defaultGlobalKnownHostsFiles, defaultUserKnownHostsFiles } from './knownHosts';
-import { finishIdentityFiles, finishKnownHostsFiles, hostConfig, loadSshConfigText, parseSshConfig, type HostConfig, type StrictHostKeyChecking } from './sshConfig';
+import { expandHostName, expandTokens, finishIdentityFiles, finishKnownHostsFiles, hostConfig, loadSshConfig, type HostConfig, type SshConfig, type StrictHostKeyChecking } from './sshConfig';
 import type { ConnectOptions, SshEndpoint } from './types';
 
 /** One hop of the chain (jump hosts first, target last), fully resolved. */
@@ -19,9 +18,9 @@ export interface ResolvedHop {
   /** From the options, else the config; undefined = the caller's default (ask where someone can answer). */
   strictHostKeyChecking?: StrictHostKeyChecking;
   hostConfig: HostConfig;
+  /** Only ever on the first hop: the shell command (tokens expanded) whose stdin/stdout carry the connection. */
+  proxyCommand?: string;
 }
-
-type HopOverrides = Pick<ConnectOptions, 'user' | 'port' | 'identityFiles' | 'onlyGivenKeys' | 'userKnownHostsFiles' | 'globalKnownHostsFiles' | 'strictHostKeyChecking'>;
 
 export interface ResolvedTarget {
   hops: ResolvedHop[];
@@ -31,20 +30,29 @@ export interface ResolvedTarget {
   identityAgent?: string;
 }
 
-export function loadConfig(opts: Pick<ConnectOptions, 'sshConfigPath'>): SSHConfig | null {
-  const loaded = loadSshConfigText(opts.sshConfigPath);
-  return loaded ? parseSshConfig(loaded.text, loaded.file) : null;
+/** More hops than this is a mistake, not a network (OpenSSH would spawn ssh inside ssh without end). */
+const MAX_HOPS = 16;
+
+export function loadConfig(opts: Pick<ConnectOptions, 'sshConfigPath' | 'log'>): SshConfig | null {
+  return loadSshConfig(opts.sshConfigPath, opts.log);
 }
 
-function resolveHop(
-  spec: string,
-  config: SSHConfig | null,
-  overrides: HopOverrides,
-  allowPort: boolean,
-): ResolvedHop {
-  const d = parseDestination(spec, { allowPort });
+type KnownHostsOverrides = Pick<ConnectOptions, 'userKnownHostsFiles' | 'globalKnownHostsFiles' | 'strictHostKeyChecking'>;
+
+interface HopOverrides extends KnownHostsOverrides {
+  user?: string;
+  port?: number;
+  identityFiles?: string[];
+  onlyGivenKeys?: boolean;
+  /** -J: replaces the host's own ProxyJump and ProxyCommand (ssh sets ProxyCommand none for it). */
+  jump?: string[];
+  proxyCommand?: string;
+}
+
+function resolveHop(spec: string, config: SshConfig | null, overrides: HopOverrides): ResolvedHop {
+  const d = parseDestination(spec, { allowPort: true });
   const hc = hostConfig(config, d.host);
-  const hostName = (hc.hostName ?? d.host).replace(/%h/g, d.host);
+  const hostName = expandHostName(hc.hostName ?? d.host, d.host);
   const port = d.port ?? overrides.port ?? hc.port ?? 22;
   const user = d.user ?? overrides.user ?? hc.user ?? os.userInfo().username;
   const ctx = { host: d.host, hostName, port, user };
@@ -58,6 +66,7 @@ function resolveHop(
     }
   }
   const keyName = hc.hostKeyAlias ?? (port === 22 ? hostName : `[${hostName}]:${port}`);
+  const command = overrides.jump ? undefined : (overrides.proxyCommand ?? hc.proxyCommand);
   return {
     endpoint: { host: d.host, hostName, port, user, identityFiles },
     knownHostsNames: [keyName],
@@ -67,18 +76,45 @@ function resolveHop(
     },
     strictHostKeyChecking: overrides.strictHostKeyChecking ?? hc.strictHostKeyChecking,
     hostConfig: hc,
+    ...(command && command.toLowerCase() !== 'none' ? { proxyCommand: expandTokens(command, ctx, `ProxyCommand for ${d.host}`) } : {}),
   };
 }
 
+/**
+ * The hops to `spec`, as ssh builds them: ProxyJump "a,b,c" dials c through `ssh -J a,b`, so the
+ * last jump is resolved with the others as its -J, and a single jump host's own ProxyJump (and User,
+ * Port, IdentityFile, HostKeyAlias, ProxyCommand) come from the config for that host.
+ */
+function chainTo(spec: string, config: SshConfig | null, overrides: HopOverrides, seen: string[], knownHosts: KnownHostsOverrides): ResolvedHop[] {
+  const hop = resolveHop(spec, config, overrides);
+  const id = `${hop.endpoint.host}:${hop.endpoint.port}`.toLowerCase();
+  if (seen.includes(id)) {
+    throw new GpuDeskError('BAD_SSH_CONFIG', `ProxyJump loop: ${[...seen, id].join(' → ')}`, 'fix the ProxyJump lines so that no host is reached through itself');
+  }
+  if (seen.length >= MAX_HOPS) {
+    throw new GpuDeskError('BAD_SSH_CONFIG', `ProxyJump chain to ${spec} is longer than ${MAX_HOPS} hops`, 'shorten the ProxyJump chain');
+  }
+  const jumps = overrides.jump ?? (hop.proxyCommand ? [] : hop.hostConfig.proxyJump ?? []);
+  if (!jumps.length) return [hop];
+  const last = jumps[jumps.length - 1];
+  const extra = jumps.slice(0, -1);
+  // Known-hosts options given to gpu-desk apply to every hop, as -o options given to ssh reach its jump hosts.
+  return [...chainTo(last, config, { ...knownHosts, ...(extra.length ? { jump: extra } : {}) }, [...seen, id], knownHosts), hop];
+}
+
 /** Destination + options + ~/.ssh/config → the chain of hops to dial. */
-export function resolveTarget(opts: ConnectOptions, config: SSHConfig | null = loadConfig(opts)): ResolvedTarget {
-  const knownHosts = { userKnownHostsFiles: opts.userKnownHostsFiles, globalKnownHostsFiles: opts.globalKnownHostsFiles, strictHostKeyChecking: opts.strictHostKeyChecking };
-  const target = resolveHop(opts.destination, config, { user: opts.user, port: opts.port, identityFiles: opts.identityFiles, onlyGivenKeys: opts.onlyGivenKeys, ...knownHosts }, true);
-  const jumpSpecs = opts.jump ?? target.hostConfig.proxyJump ?? [];
-  const hops = jumpSpecs.map((j) => resolveHop(j, config, knownHosts, true));
-  const hc = target.hostConfig;
+export function resolveTarget(opts: ConnectOptions, config: SshConfig | null = loadConfig(opts)): ResolvedTarget {
+  const knownHosts: KnownHostsOverrides = { userKnownHostsFiles: opts.userKnownHostsFiles, globalKnownHostsFiles: opts.globalKnownHostsFiles, strictHostKeyChecking: opts.strictHostKeyChecking };
+  const hops = chainTo(
+    opts.destination,
+    config,
+    { user: opts.user, port: opts.port, identityFiles: opts.identityFiles, onlyGivenKeys: opts.onlyGivenKeys, jump: opts.jump?.length ? opts.jump : undefined, proxyCommand: opts.proxyCommand, ...knownHosts },
+    [],
+    knownHosts,
+  );
+  const hc = hops[hops.length - 1].hostConfig;
   return {
-    hops: [...hops, target],
+    hops,
     keepaliveIntervalMs: opts.keepaliveIntervalMs ?? (hc.serverAliveIntervalS ? hc.serverAliveIntervalS * 1000 : 15_000),
     keepaliveCountMax: opts.keepaliveCountMax ?? hc.serverAliveCountMax ?? 3,
     readyTimeoutMs: opts.readyTimeoutMs ?? (hc.connectTimeoutS ? hc.connectTimeoutS * 1000 : 20_000),

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import SSHConfig from 'ssh-config';
+import SSHConfigParser from 'ssh-config';
 import { GpuDeskError } from '../errors';
+import { globFiles, matchPatternList } from './sshConfigPatterns';
 
 /** The ~/.ssh/config settings gpu-desk honours, for one host. */
 export interface HostConfig {
@@ -12,6 +13,8 @@ export interface HostConfig {
   identityFiles: string[];
   identitiesOnly?: boolean;
   proxyJump?: string[];
+  /** As written (tokens not yet expanded); absent for `none` or when ProxyJump came first. */
+  proxyCommand?: string;
   hostKeyAlias?: string;
   serverAliveIntervalS?: number;
   serverAliveCountMax?: number;
@@ -32,22 +35,279 @@ export function defaultSshConfigPath(): string {
   return path.join(os.homedir(), '.ssh', 'config');
 }
 
-export function loadSshConfigText(file: string | null | undefined): { text: string; file: string } | null {
-  if (file === null) return null;
-  const f = file ?? defaultSshConfigPath();
-  try {
-    return { text: fs.readFileSync(f, 'utf8'), file: f };
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && file === undefined) return null;
-    throw new GpuDeskError('BAD_SSH_CONFIG', `Cannot read SSH config ${f}: ${(e as Error).message}`, 'check the path and its permissions');
+export const SYSTEM_SSH_CONFIG = '/etc/ssh/ssh_config';
+/** OpenSSH's READCONF_MAX_DEPTH. */
+export const MAX_INCLUDE_DEPTH = 16;
+
+interface Line {
+  type: number;
+  param?: string;
+  value?: string | { val: string; separator: string; quoted?: boolean }[];
+  config?: Line[];
+}
+
+/** One config file as ssh reads it: user files may Include `~/…` and resolve relative paths in ~/.ssh, system files in /etc/ssh. */
+interface ConfigRoot {
+  file: string;
+  text: string;
+  userConf: boolean;
+  /** ssh checks owner and mode of ~/.ssh/config and of every included file (not of a -F file). */
+  checkPerm: boolean;
+}
+
+/** Settings whose every occurrence counts (OpenSSH appends them); all others keep their first value. */
+const ACCUMULATE = new Set(['identityfile', 'certificatefile', 'localforward', 'remoteforward', 'dynamicforward', 'sendenv', 'setenv']);
+
+/**
+ * An ssh_config as OpenSSH reads it (readconf.c): one pass over the files with an "active" flag that
+ * Host and Match lines switch; `Include` read where it stands (so inside a Host block it applies only
+ * when that block does), globbed, nested up to 16 deep; `Match final` triggers a second pass.
+ * `Match exec` is never run: reading a config must not execute commands from it.
+ */
+export class SshConfig {
+  private readonly parsed = new Map<string, Line[]>();
+  private execNoted = false;
+
+  constructor(
+    private readonly roots: ConfigRoot[],
+    private readonly log: (line: string) => void = () => {},
+  ) {
+    for (const r of roots) this.parsed.set(r.file, parseText(r.text, r.file));
+  }
+
+  /** The options that apply to `host` (lower-case keys, each with the arguments of the occurrence that won). */
+  compute(host: string): Map<string, string[]> {
+    const st: EvalState = { host: host.toLowerCase(), originalHost: host, options: new Map(), finalPass: false, wantFinal: false };
+    this.pass(st);
+    if (st.wantFinal) {
+      const hn = st.options.get('hostname')?.[0];
+      if (hn) st.host = expandHostName(hn, host).toLowerCase();
+      st.finalPass = true;
+      this.pass(st);
+    }
+    return st.options;
+  }
+
+  /** Every concrete Host pattern in the files and everything they include, in file order. */
+  hostPatterns(): string[] {
+    const out: string[] = [];
+    const walk = (lines: Line[], root: ConfigRoot, file: string, stack: string[]) => {
+      for (const line of lines) {
+        if (line.type !== 1 || !line.param) continue;
+        const key = line.param.toLowerCase();
+        if (key === 'host') out.push(...args(line));
+        if (key === 'include') for (const f of this.includeFiles(line, root, file, stack)) walk(this.load(f, stack), root, f, [...stack, f]);
+        if (line.config) walk(line.config, root, file, stack);
+      }
+    };
+    for (const r of this.roots) walk(this.parsed.get(r.file)!, r, r.file, [r.file]);
+    return out;
+  }
+
+  private pass(st: EvalState): void {
+    for (const r of this.roots) this.walk(this.parsed.get(r.file)!, r, r.file, st, true, false, [r.file]);
+  }
+
+  private walk(lines: Line[], root: ConfigRoot, file: string, st: EvalState, startActive: boolean, neverMatch: boolean, stack: string[]): void {
+    let active = startActive;
+    const apply = (d: Line) => {
+      const key = d.param!.toLowerCase();
+      if (key === 'include') {
+        for (const f of this.includeFiles(d, root, file, stack)) {
+          // An Include in an inactive block is still parsed (errors count) but nothing in it may match.
+          this.walk(this.load(f, stack), root, f, st, active, neverMatch || !active, [...stack, f]);
+        }
+        return;
+      }
+      if (active) setOption(st.options, key, d);
+    };
+    for (const line of lines) {
+      if (line.type !== 1 || !line.param) continue;
+      const key = line.param.toLowerCase();
+      if (key === 'host') active = !neverMatch && matchPatternList(st.host, args(line));
+      else if (key === 'match') active = !neverMatch && this.matchLine(line, st, file);
+      else {
+        apply(line);
+        continue;
+      }
+      for (const sub of line.config ?? []) if (sub.type === 1 && sub.param) apply(sub);
+    }
+  }
+
+  private matchLine(line: Line, st: EvalState, file: string): boolean {
+    const a = args(line);
+    let result = true;
+    for (let i = 0; i < a.length; i++) {
+      const negate = a[i].startsWith('!');
+      const crit = a[i].replace(/^!/, '').toLowerCase();
+      if (crit === 'all') continue;
+      if (crit === 'canonical' || crit === 'final') {
+        if (crit === 'final' && !negate) st.wantFinal = true;
+        if (st.finalPass === negate) result = false;
+        continue;
+      }
+      const arg = a[++i];
+      if (arg === undefined) throw new GpuDeskError('BAD_SSH_CONFIG', `${file}: Match ${crit} needs an argument`, `fix the Match line in ${file}`);
+      if (crit === 'exec') {
+        if (!this.execNoted) {
+          this.execNoted = true;
+          this.log(`${file}: "Match exec" blocks are treated as not matching (gpu-desk never runs commands while reading an ssh config)`);
+        }
+        result = false;
+        continue;
+      }
+      const user = st.options.get('user')?.[0] ?? os.userInfo().username;
+      const hostName = st.options.get('hostname')?.[0];
+      const subject: Record<string, string> = {
+        host: hostName ? expandHostName(hostName, st.originalHost).toLowerCase() : st.host,
+        originalhost: st.originalHost,
+        user,
+        localuser: os.userInfo().username,
+        tagged: st.options.get('tag')?.[0] ?? '',
+      };
+      if (!(crit in subject)) {
+        this.log(`${file}: "Match ${crit}" is not supported; that block is treated as not matching`);
+        result = false;
+        continue;
+      }
+      if (matchPatternList(subject[crit], [arg], crit !== 'user' && crit !== 'localuser') === negate) result = false;
+    }
+    return result;
+  }
+
+  private includeFiles(d: Line, root: ConfigRoot, file: string, stack: string[]): string[] {
+    const out: string[] = [];
+    for (const raw of args(d)) {
+      const p = expandEnv(raw, file);
+      if (p.startsWith('~') && !root.userConf) {
+        throw new GpuDeskError('BAD_SSH_CONFIG', `${file}: bad include path ${p} (a system config may not use ~)`, `use an absolute path in ${file}`);
+      }
+      const anchored = path.isAbsolute(p) ? p : p.startsWith('~') ? expandHome(p) : path.join(root.userConf ? path.join(os.homedir(), '.ssh') : '/etc/ssh', p);
+      for (const f of globFiles(anchored)) {
+        if (stack.includes(f)) {
+          throw new GpuDeskError('BAD_SSH_CONFIG', `${file} includes ${f}, which is already being read (an Include loop)`, `remove the Include of ${f} from ${file}`);
+        }
+        if (stack.length > MAX_INCLUDE_DEPTH) {
+          throw new GpuDeskError('BAD_SSH_CONFIG', `${file}: too many nested Includes (more than ${MAX_INCLUDE_DEPTH}, as in OpenSSH)`, 'flatten the Include chain');
+        }
+        try {
+          if (fs.statSync(f).isFile()) out.push(f);
+        } catch {
+          /* vanished between glob and stat: as if it had not matched */
+        }
+      }
+    }
+    return out;
+  }
+
+  private load(f: string, stack: string[]): Line[] {
+    let lines = this.parsed.get(f);
+    if (!lines) {
+      checkPermissions(f);
+      let text: string;
+      try {
+        text = fs.readFileSync(f, 'utf8');
+      } catch (e) {
+        throw new GpuDeskError('BAD_SSH_CONFIG', `${stack[stack.length - 1]}: cannot read included file ${f}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, `check the permissions of ${f}`);
+      }
+      lines = parseText(text, f);
+      this.parsed.set(f, lines);
+    }
+    return lines;
   }
 }
 
+interface EvalState {
+  /** What Host lines match: the name as typed (lower-cased), or the HostName in the final pass. */
+  host: string;
+  originalHost: string;
+  options: Map<string, string[]>;
+  finalPass: boolean;
+  wantFinal: boolean;
+}
+
+function args(d: Line): string[] {
+  if (Array.isArray(d.value)) return d.value.map((v) => v.val);
+  return d.value === undefined ? [] : [String(d.value).replace(/^"(.*)"$/, '$1')];
+}
+
+/** ProxyCommand is one shell command line: keep its words and quotes as written. */
+function commandText(d: Line): string {
+  if (!Array.isArray(d.value)) return String(d.value ?? '');
+  return d.value.map(({ val, separator, quoted }) => `${separator}${quoted ? `"${val.replace(/"/g, '\\"')}"` : val}`).join('').trim();
+}
+
+function setOption(options: Map<string, string[]>, key: string, d: Line): void {
+  const value = key === 'proxycommand' || key === 'localcommand' || key === 'remotecommand' ? [commandText(d)] : args(d);
+  if (ACCUMULATE.has(key)) {
+    const list = options.get(key) ?? [];
+    for (const v of value) if (!list.includes(v)) list.push(v);
+    options.set(key, list);
+    return;
+  }
+  if (options.has(key)) return;
+  // readconf.c: ProxyJump sets ProxyCommand to none and is ignored once ProxyCommand is set, so whichever comes first wins.
+  const jump = options.get('proxyjump')?.[0];
+  if (key === 'proxycommand' && jump !== undefined && jump.toLowerCase() !== 'none') return;
+  if (key === 'proxyjump' && value[0]?.toLowerCase() !== 'none' && options.has('proxycommand')) return;
+  options.set(key, value);
+}
+
+function expandEnv(p: string, file: string): string {
+  return p.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+    const v = process.env[name];
+    if (v === undefined) throw new GpuDeskError('BAD_SSH_CONFIG', `${file}: Include path uses \${${name}}, which is not set`, `set ${name} or change the Include line`);
+    return v;
+  });
+}
+
+function checkPermissions(f: string): void {
+  if (typeof process.getuid !== 'function') return;
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(f);
+  } catch {
+    return;
+  }
+  if ((st.uid !== 0 && st.uid !== process.getuid()) || (st.mode & 0o022) !== 0) {
+    throw new GpuDeskError('BAD_SSH_CONFIG', `Bad owner or permissions on ${f} (ssh refuses it too)`, `make it yours and not writable by others: chmod go-w ${f}`);
+  }
+}
+
+function readRoot(file: string, opts: { userConf: boolean; checkPerm: boolean; optional: boolean }): ConfigRoot | null {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    if (opts.checkPerm) checkPermissions(file);
+    return { file, text, ...opts };
+  } catch (e) {
+    if (e instanceof GpuDeskError) throw e;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && opts.optional) return null;
+    throw new GpuDeskError('BAD_SSH_CONFIG', `Cannot read SSH config ${file}: ${(e as Error).message}`, 'check the path and its permissions');
+  }
+}
+
+/**
+ * The config files ssh would read: `file` alone when given (like `ssh -F`), none for null, else
+ * ~/.ssh/config then /etc/ssh/ssh_config (first value wins across both, as in ssh).
+ */
+export function loadSshConfig(file: string | null | undefined, log?: (line: string) => void, systemFile = SYSTEM_SSH_CONFIG): SshConfig | null {
+  if (file === null) return null;
+  const roots = file !== undefined
+    ? [readRoot(file, { userConf: true, checkPerm: false, optional: false })]
+    : [readRoot(defaultSshConfigPath(), { userConf: true, checkPerm: true, optional: true }), readRoot(systemFile, { userConf: false, checkPerm: false, optional: true })];
+  const present = roots.filter((r): r is ConfigRoot => r !== null);
+  return present.length ? new SshConfig(present, log) : null;
+}
+
 /** Parse once; throws a one-line error naming the file and line on malformed input. */
-export function parseSshConfig(text: string, file = '~/.ssh/config'): SSHConfig {
+export function parseSshConfig(text: string, file = '~/.ssh/config', log?: (line: string) => void): SshConfig {
+  return new SshConfig([{ file, text, userConf: true, checkPerm: false }], log);
+}
+
+function parseText(text: string, file: string): Line[] {
   validateLines(text, file);
   try {
-    return SSHConfig.parse(text);
+    return SSHConfigParser.parse(text) as unknown as Line[];
   } catch (e) {
     throw new GpuDeskError('BAD_SSH_CONFIG', `${file} could not be parsed: ${(e as Error).message}`, `fix the line in ${file} or pass --ssh-config none`);
   }
@@ -65,8 +325,8 @@ function validateLines(text: string, file: string): void {
     }
     const key = m[1].toLowerCase();
     const value = m[2].trim();
-    if ((key === 'host' || key === 'match') && !value) {
-      throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: ${m[1]} needs a pattern`, `fix line ${i + 1} of ${file}`);
+    if ((key === 'host' || key === 'match' || key === 'include') && !value) {
+      throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: ${m[1]} needs ${key === 'include' ? 'a path' : 'a pattern'}`, `fix line ${i + 1} of ${file}`);
     }
     if (key === 'stricthostkeychecking' && !(value.replace(/^"|"$/g, '').toLowerCase() in STRICT_VALUES)) {
       throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: StrictHostKeyChecking "${value.slice(0, 30)}" is not yes, no, ask or accept-new`, `fix line ${i + 1} of ${file}`);
@@ -77,8 +337,26 @@ function validateLines(text: string, file: string): void {
   });
 }
 
-function expandTokens(value: string, ctx: { host: string; hostName: string; port: number; user: string }): string {
-  return value.replace(/%([%hprun])/g, (_, t: string) => {
+/** HostName may hold %h (the name as typed) and %%. */
+export function expandHostName(value: string, host: string): string {
+  return value.replace(/%([%h])/g, (_, t: string) => (t === '%' ? '%' : host));
+}
+
+export interface TokenContext {
+  /** The name as typed (%n). */
+  host: string;
+  /** The address dialled, after HostName (%h). */
+  hostName: string;
+  port: number;
+  user: string;
+}
+
+/**
+ * ssh's %-tokens. ProxyCommand is strict like ssh (an unknown token is an error, never passed to the
+ * shell); IdentityFile leaves tokens gpu-desk does not know as written.
+ */
+export function expandTokens(value: string, ctx: TokenContext, what?: string): string {
+  return value.replace(/%(.)/g, (whole, t: string) => {
     switch (t) {
       case '%': return '%';
       case 'h': return ctx.hostName;
@@ -86,7 +364,12 @@ function expandTokens(value: string, ctx: { host: string; hostName: string; port
       case 'r': return ctx.user;
       case 'u': return os.userInfo().username;
       case 'n': return ctx.host;
-      default: return '';
+      case 'd': return os.homedir();
+      case 'L': return os.hostname().split('.')[0];
+      case 'l': return os.hostname();
+      default:
+        if (what === undefined) return whole;
+        throw new GpuDeskError('BAD_SSH_CONFIG', `${what} uses the token %${t}, which gpu-desk does not know`, 'use %h, %p, %r, %n, %u, %d, %l, %L or %%');
     }
   });
 }
@@ -98,37 +381,28 @@ export function expandHome(p: string): string {
 }
 
 /** First value wins in OpenSSH, except IdentityFile which accumulates. */
-export function hostConfig(config: SSHConfig | null, host: string): HostConfig {
+export function hostConfig(config: SshConfig | null, host: string): HostConfig {
   if (!config) return { identityFiles: [] };
-  const raw = config.compute(host) as Record<string, string | string[]>;
-  const get = (k: string): string | string[] | undefined => {
-    for (const [key, v] of Object.entries(raw)) if (key.toLowerCase() === k) return v;
-    return undefined;
-  };
-  const one = (k: string): string | undefined => {
-    const v = get(k);
-    const s = Array.isArray(v) ? v[0] : v;
-    return s === undefined ? undefined : String(s).replace(/^"(.*)"$/, '$1');
-  };
-  const many = (k: string): string[] => {
-    const v = get(k);
-    return v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((s) => String(s).replace(/^"(.*)"$/, '$1'));
-  };
+  const raw = config.compute(host);
+  const one = (k: string): string | undefined => raw.get(k)?.[0];
   const num = (k: string) => (one(k) === undefined ? undefined : Number(one(k)));
   const jump = one('proxyjump');
+  const proxyJump = jump && jump.toLowerCase() !== 'none' ? jump.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+  const command = one('proxycommand');
   const files = (k: string): string[] | undefined => {
-    const v = many(k).filter(Boolean);
+    const v = (raw.get(k) ?? []).filter(Boolean);
     if (!v.length) return undefined;
     return v.length === 1 && v[0].toLowerCase() === 'none' ? [] : v;
   };
   const strict = one('stricthostkeychecking')?.toLowerCase();
-  const hc: HostConfig = {
+  return {
     hostName: one('hostname'),
     user: one('user'),
     port: num('port'),
-    identityFiles: many('identityfile'),
+    identityFiles: raw.get('identityfile') ?? [],
     identitiesOnly: one('identitiesonly')?.toLowerCase() === 'yes' ? true : undefined,
-    proxyJump: jump && jump.toLowerCase() !== 'none' ? jump.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    proxyJump,
+    proxyCommand: command && command.toLowerCase() !== 'none' && !proxyJump ? command : undefined,
     hostKeyAlias: one('hostkeyalias'),
     serverAliveIntervalS: num('serveraliveinterval'),
     serverAliveCountMax: num('serveralivecountmax'),
@@ -138,15 +412,14 @@ export function hostConfig(config: SSHConfig | null, host: string): HostConfig {
     globalKnownHostsFiles: files('globalknownhostsfile'),
     strictHostKeyChecking: strict === undefined ? undefined : STRICT_VALUES[strict],
   };
-  return hc;
 }
 
 /** Resolve tokens and ~ in UserKnownHostsFile / GlobalKnownHostsFile, as OpenSSH does. */
-export function finishKnownHostsFiles(files: string[], ctx: { host: string; hostName: string; port: number; user: string }): string[] {
+export function finishKnownHostsFiles(files: string[], ctx: TokenContext): string[] {
   return files.map((f) => path.resolve(expandHome(expandTokens(f, ctx))));
 }
 
 /** Resolve tokens and ~ in IdentityFile once the final user/host/port are known. */
-export function finishIdentityFiles(files: string[], ctx: { host: string; hostName: string; port: number; user: string }): string[] {
+export function finishIdentityFiles(files: string[], ctx: TokenContext): string[] {
   return files.map((f) => expandHome(expandTokens(f, ctx)));
 }

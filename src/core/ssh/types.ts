@@ -68,6 +68,8 @@ export interface ConnectOptions {
   onlyGivenKeys?: boolean;
   /** ProxyJump hops in order, each "user@host:port" or alias; overrides ~/.ssh/config's ProxyJump. */
   jump?: string[];
+  /** ProxyCommand for the target (a saved profile's); overrides ~/.ssh/config's; ignored when jump is given, as ssh -J does. */
+  proxyCommand?: string;
   /** Path of an ssh config file; default ~/.ssh/config; null = read none. */
   sshConfigPath?: string | null;
   /** Read-only known_hosts files; default UserKnownHostsFile from the config, else ~/.ssh/known_hosts, ~/.ssh/known_hosts2. */

@@ -124,6 +124,38 @@ describe('gpu-desk tunnel (real CLI process, real sshd + Xvnc)', () => {
   });
 });
 
+describe('gpu-desk tunnel through a ProxyCommand from ~/.ssh/config (issue 16 point 7)', () => {
+  it('the alias connects through the command (a Node script, not nc): RFB banner through the port; its stderr stays off the terminal', async () => {
+    const cliHome = makeTempDir('gd-clihome-proxy-');
+    const dir = makeTempDir('gd-proxy-');
+    const script = path.join(dir, 'proxy.cjs');
+    fs.writeFileSync(script, [
+      "const net = require('node:net');",
+      "process.stderr.write('proxy-chatter: connecting\\n');",
+      'const s = net.connect(Number(process.argv[3]), process.argv[2]);',
+      'process.stdin.pipe(s); s.pipe(process.stdout);',
+      "s.on('close', () => process.exit(0));",
+      "s.on('error', () => process.exit(2));",
+    ].join('\n'));
+    fs.mkdirSync(path.join(cliHome, '.ssh'), { mode: 0o700 });
+    fs.writeFileSync(path.join(cliHome, '.ssh', 'config'), [
+      // .invalid never resolves: only the ProxyCommand can reach the server.
+      'Host proxied-gpu', '  HostName gpu.invalid', `  Port ${bed.port}`, `  User ${bed.user}`, `  IdentityFile ${bed.userKeyPath}`,
+      `  ProxyCommand ${process.execPath} ${script} 127.0.0.1 %p`, '',
+    ].join('\n'));
+    const kh = path.join(makeTempDir('gd-kh-'), 'known_hosts');
+    fs.writeFileSync(kh, `[gpu.invalid]:${bed.port} ${bed.knownHostsLine.split(' ').slice(1).join(' ')}\n`);
+    const r = cli(['tunnel', 'proxied-gpu', '--display', String(xvnc.display), '--json', '--known-hosts', kh], { HOME: cliHome });
+    const ev = await nextJson(r);
+    expect(ev.event).toBe('listening');
+    const port = Number(String(ev.local).split(':')[1]);
+    expect(await banner(port)).toBe('RFB 003.008\n');
+    r.proc.kill('SIGINT');
+    expect(await r.exit).toBe(0);
+    expect(r.stderr()).not.toContain('proxy-chatter');
+  });
+});
+
 describe('gpu-desk tunnel error paths: one line, cause and fix, non-zero exit', () => {
   it('unknown host key without a terminal is refused', async () => {
     const err = await failsWith(['tunnel', ...base(['--display', '1', '--known-hosts', path.join(makeTempDir('gd-kh-'), 'kh')])], /host key.*not known/i);

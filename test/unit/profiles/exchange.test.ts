@@ -35,6 +35,16 @@ describe('profile export/import', () => {
     await expect(exportProfiles(b, ['nope'])).rejects.toThrow(/no profile named "nope"/);
   });
 
+  it('a ProxyCommand never arrives from an import file: dropped, with a warning that says how to add it', async () => {
+    const a = mk('a');
+    await a.add({ name: 'iap', host: 'gpu', proxyCommand: 'touch /tmp/pwned; nc %h %p' });
+    const b = mk('b');
+    const r = await importProfiles(b, JSON.stringify(await exportProfiles(a)));
+    expect(r.added.map((p) => p.name)).toEqual(['iap']);
+    expect((await b.get('iap')).proxyCommand).toBeUndefined();
+    expect(r.warnings).toEqual([expect.stringMatching(/^iap: its ProxyCommand was not imported .*import-ssh-config/)]);
+  });
+
   it('refuses a bad import file as a whole and changes nothing', async () => {
     const b = mk('b');
     await b.add({ name: 'keep', host: 'k' });

@@ -145,6 +145,16 @@ describe('ProfileStore migrations', () => {
     expect(Array.isArray(JSON.parse(fs.readFileSync(`${file}.bak`, 'utf8')))).toBe(true);
   });
 
+  it('reads a version-1 file (before proxyCommand) and keeps a saved proxyCommand through edits', async () => {
+    fs.writeFileSync(file, JSON.stringify({ schemaVersion: 1, profiles: [{ id: 'abcdefgh-1', name: 'v1', host: 'h', createdAt: 'x', updatedAt: 'x' }], keys: [] }));
+    expect((await store().list())[0]).toMatchObject({ name: 'v1', host: 'h' });
+    await store().add({ name: 'iap', host: 'gpu', proxyCommand: 'gcloud compute start-iap-tunnel %n %p --listen-on-stdin' });
+    await store().edit('iap', { port: 2222 });
+    expect(await store().get('iap')).toMatchObject({ port: 2222, proxyCommand: 'gcloud compute start-iap-tunnel %n %p --listen-on-stdin' });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).schemaVersion).toBe(2);
+    await expectCode(store().add({ name: 'two', host: 'h', proxyCommand: 'a\nb' }), 'PROFILE_INVALID', /proxy command must be one line/);
+  });
+
   it('reads a version-0 object ({profiles} without schemaVersion)', async () => {
     fs.writeFileSync(file, JSON.stringify({ profiles: [{ name: 'o', host: 'h' }] }));
     expect((await store().list())[0].name).toBe('o');

@@ -53,7 +53,9 @@ describe('import from ~/.ssh/config', () => {
     });
     // "Host *" defaults apply, as in ssh; %h expands to the alias.
     expect(await store.get('plain')).toMatchObject({ host: 'plain.example.org', user: 'fallback', port: 22, auth: { kind: 'auto' } });
-    expect(r.warnings).toEqual(['bastion: ProxyCommand is not supported; use ProxyJump (profile imported without it)']);
+    // ProxyCommand is kept (tokens as written), not dropped with a warning.
+    expect(await store.get('bastion')).toMatchObject({ host: 'bastion.example', proxyCommand: 'nc %h %p', jumpHosts: [] });
+    expect(r.warnings).toEqual([]);
   });
 
   it('keeps existing profiles unless --replace, and can import only named hosts', async () => {
@@ -99,6 +101,16 @@ describe('import from ~/.ssh/config', () => {
     const missing = await importSshConfig(store, { file: path.join(dir, 'none') }).then(() => null, (err) => err);
     expect(missing.code).toBe('BAD_SSH_CONFIG');
     expect(missing.message).toMatch(/does not exist/);
+  });
+
+  it('hosts from included files are offered too, resolved with the including file\'s defaults', () => {
+    const more = path.join(dir, 'more.conf');
+    fs.writeFileSync(more, 'Host from-include\n  HostName inc.example\n  ProxyCommand ssh-proxy %n\n');
+    fs.writeFileSync(cfg, `Include ${more}\nHost *\n  User everyone\n`);
+    const [c] = readSshConfigCandidates(cfg);
+    expect(c.alias).toBe('from-include');
+    // %n is the alias as typed: fixed at import, since the profile connects by its HostName.
+    expect(c.profile).toMatchObject({ host: 'inc.example', user: 'everyone', proxyCommand: 'ssh-proxy from-include' });
   });
 
   it('names aliases that are not valid profile names after them', () => {
