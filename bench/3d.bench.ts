@@ -9,11 +9,11 @@
  * Links: the bed's delaying, rate-limiting proxy in front of its sshd (100 Mbit/s, 5 ms each way: a
  * campus network to a machine room), then plain loopback for reference.
  * Counted: the program's own figure (-bt 1) and frames drawn — the desk's X server's DAMAGE reports for
- * X11 forwarding, gpu-desk's viewer's frame counter, Xvnc's per-connection update count for the native
+ * X11 forwarding, gpu-desk's viewer's frame counter, Xvnc's own update rate (TVNC_PROFILE) for the native
  * viewer (see docs/bench-3d.md). Judged on frames drawn, at the shaped link: b/a >= 10x, b/c >= 0.9x.
  * Every party runs alone (its own glxspheres64) and the order flips each round (a b c, c b a, …).
  * Options: --seconds N (measured per trial, default 20), --warmup N (default 4), --rounds N (default 2),
- * --links shaped,loopback. GD_BENCH_STRICT=1 makes a missed target exit non-zero.
+ * --links shaped,loopback, --cpu (each trial's CPU use by process kind). GD_BENCH_STRICT=1 makes a missed target exit non-zero.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,11 +21,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { cleanupAll, freeXDisplay, makeTempDir } from '../test/bed';
 import { BrowserViewer } from './viewer/browserViewer';
+import { cpuDiff, cpuSnapshot, VIEWER_PROCS } from './viewer/cpu';
 import { runNativeViewer, stop } from './viewer/nativeViewer';
 import { benchProfile, COMPRESSION, QUALITY, startViewerBed } from './viewer/setup';
 import { waitForX } from './viewer/x11';
 import { startOpenssh, startProxy, type Proc } from './tunnel/procs';
-import { logSize, startTurboSession, statsSince, type TurboSession } from './3d/turboSession';
+import { logSize, profiledRates, statsSince } from './3d/turboLog';
+import { startTurboSession, type TurboSession } from './3d/turboSession';
 import { countDamage } from './3d/damageCounter';
 import { SPHERES_SIZE, spheresInSession, spheresOverX11 } from './3d/spheres';
 
@@ -35,6 +37,16 @@ const SECONDS = Number(argOf('--seconds') ?? 20);
 const WARMUP = Number(argOf('--warmup') ?? 4);
 const ROUNDS = Number(argOf('--rounds') ?? 2);
 const LINKS = (argOf('--links') ?? 'shaped,loopback').split(',');
+const SHOW_CPU = args.includes('--cpu');
+/** The processes worth watching here: bench:viewer's, the program and the X servers. */
+const PROCS = new RegExp(`${VIEWER_PROCS.source}|^(glxspheres64|Xvnc|Xvfb)$`);
+
+/** CPU use of each process kind over the measured seconds (--cpu). */
+function cpuWatch(): () => string {
+  const a = cpuSnapshot(PROCS);
+  const t = performance.now();
+  return () => (SHOW_CPU ? `; cpu ${cpuDiff(a, cpuSnapshot(PROCS), (performance.now() - t) / 1000)}` : '');
+}
 
 const RATE_MBIT = 100;
 const DELAY_MS = 5;
@@ -102,8 +114,9 @@ async function main(): Promise<void> {
           for (let attempt = 1; !t; attempt++) {
             if (p !== 'a' && !session.alive()) {
               const gone = session.display;
+              const said = fs.readFileSync(session.logPath, 'utf8').trim().split('\n').slice(-2).join(' | ');
               session = await startTurboSession(bed, `${SCREEN.width}x${SCREEN.height}`, freeXDisplay);
-              line(`  TurboVNC session :${gone} was ended from outside the bench; continuing on a new one, :${session.display}`);
+              line(`  TurboVNC session :${gone} was ended from outside the bench (its log ends: ${said}); continuing on a new one, :${session.display}`);
               await link.tunnel.stop();
               link.tunnel = await startOpenssh(bed, link.port, session.port);
             }
@@ -172,9 +185,11 @@ async function trialX11(bed: Awaited<ReturnType<typeof startViewerBed>>['bed'], 
     const mark = spheres.mark();
     const n0 = screen.count;
     const t0 = performance.now();
+    const cpu = cpuWatch();
     await sleep(SECONDS * 1000);
     const drawn = ((screen.count - n0) * 1000) / (performance.now() - t0);
-    return { program: await spheres.fpsSince(mark), drawn, note: `drawn: frames whose top strip the desk's X server drew (DAMAGE); ${spheres.renderer}` };
+    const used = cpu();
+    return { program: await spheres.fpsSince(mark), drawn, note: `drawn: frames whose top strip the desk's X server drew (DAMAGE); ${spheres.renderer}${used}` };
   } finally {
     screen.close();
     await spheres.stop();
@@ -190,15 +205,20 @@ async function trialGpuDesk(bed: Awaited<ReturnType<typeof startViewerBed>>['bed
     await sleep(WARMUP * 1000);
     const n0 = await viewer.framesDrawn();
     const mark = spheres.mark();
+    const l0 = logSize(session.logPath);
     const t0 = performance.now();
+    const cpu = cpuWatch();
     await sleep(SECONDS * 1000);
     const n1 = await viewer.framesDrawn();
     const t1 = performance.now();
+    const used = cpu();
+    const sent = sentRate(session.logPath, l0, logSize(session.logPath));
     await viewer.disconnect();
     const c1 = performance.now();
     const st = await statsSince(session.logPath, off);
     const drawn = ((n1 - n0) * 1000) / (t1 - t0);
-    return { program: await spheres.fpsSince(mark), drawn, note: `Xvnc sent ${f1(updatesPerSec(st.updates, c1 - c0))} updates/s (${f1((st.bytes * 8) / ((c1 - c0) / 1000) / 1e6)} Mbit/s, JPEG ${st.jpeg ?? '?'}); ${spheres.renderer}` };
+    const whole = updatesPerSec(st.updates, c1 - c0);
+    return { program: await spheres.fpsSince(mark), drawn, note: `Xvnc sent ${sent === null ? `${f1(whole)} updates/s over the connection` : `${f1(sent)} updates/s after the warm-up`} (${f1((st.bytes * 8) / ((c1 - c0) / 1000) / 1e6)} Mbit/s, JPEG ${st.jpeg ?? '?'}); ${spheres.renderer}${used}` };
   } finally {
     await spheres.stop();
   }
@@ -211,25 +231,37 @@ async function trialNative(bed: Awaited<ReturnType<typeof startViewerBed>>['bed'
     fs.writeFileSync(pw, await vncPasswdFile(await session.otp()), { mode: 0o600 });
     const off = logSize(session.logPath);
     let mark = 0;
+    let l0 = 0;
+    let l1 = 0;
+    let cpu = () => '';
+    let used = '';
     const xvfbDisplay = await freeXDisplay();
     await runNativeViewer({
       port: link.tunnel.port, width: SCREEN.width, height: SCREEN.height, quality: QUALITY, compression: COMPRESSION,
       seconds: WARMUP + SECONDS, xvfbDisplay, passwordFile: pw,
-      afterStart: () => { setTimeout(() => { mark = spheres.mark(); }, WARMUP * 1000); },
+      afterStart: () => { setTimeout(() => { mark = spheres.mark(); l0 = logSize(session.logPath); cpu = cpuWatch(); }, WARMUP * 1000); },
+      beforeStop: () => { l1 = logSize(session.logPath); used = cpu(); },
     });
     fs.rmSync(pw, { force: true });
     const st = await statsSince(session.logPath, off);
-    // Xvnc counts the whole connection, from the viewer's start: its start-up (a few round trips and
-    // the first full frame) is inside, which favours gpu-desk's figure, measured after a warm-up, a little.
     const connectedMs = (WARMUP + SECONDS) * 1000;
-    const drawn = updatesPerSec(st.updates, connectedMs);
-    return { program: await spheres.fpsSince(mark), drawn, note: `Xvnc sent ${f1(drawn)} updates/s (${f1((st.bytes * 8) / (connectedMs / 1000) / 1e6)} Mbit/s, JPEG ${st.jpeg ?? '?'}); ${spheres.renderer}` };
+    // Xvnc's 5-second figures after the warm-up; a run too short for one falls back to the whole
+    // connection, whose start-up (a few round trips, the first full frame) then counts against it.
+    const sent = sentRate(session.logPath, l0, l1);
+    const drawn = sent ?? updatesPerSec(st.updates, connectedMs);
+    return { program: await spheres.fpsSince(mark), drawn, note: `Xvnc sent ${f1(drawn)} updates/s ${sent === null ? 'over the connection (too short for a 5 s figure after the warm-up)' : 'after the warm-up'} (${f1((st.bytes * 8) / (connectedMs / 1000) / 1e6)} Mbit/s, JPEG ${st.jpeg ?? '?'}); ${spheres.renderer}${used}` };
   } finally {
     await spheres.stop();
   }
 }
 
 const updatesPerSec = (n: number, ms: number) => (n * 1000) / ms;
+
+/** Mean of Xvnc's whole 5-second update rates logged between two offsets; null when there is none. */
+function sentRate(logPath: string, from: number, to: number): number | null {
+  const r = profiledRates(logPath, from, to);
+  return r.length === 0 ? null : r.reduce((t, x) => t + x, 0) / r.length;
+}
 
 /** TigerVNC's vncpasswd -f: the password on stdin, never on a command line. */
 function vncPasswdFile(password: string): Promise<Buffer> {
