@@ -16,6 +16,7 @@ import type { RemoteOps } from './remoteOps';
 import { gpuView, planView, progressView, reportView, resultView, sessionView } from './views';
 import { probeHttp, viewerCommands } from './tunnelInfo';
 import { importSshConfigHosts, listSshConfigHosts } from './sshConfigImport';
+import { escapeServerText } from '../serverText';
 
 export interface AppCoreDeps {
   profiles: ProfileStore;
@@ -198,6 +199,7 @@ export class AppCore {
           return a.kind === 'secret' ? remember(a.value) : null;
         },
         notice: (line) => this.log(`[${p.name}] ${line}`),
+        banner: (text) => this.log(`[${p.name}] banner: ${escapeServerText(text.trimEnd())}`),
         keyboardInteractive: async (kb) => {
           const a = await ask.ask(connectionId, { kind: 'keyboardInteractive', name: kb.name, instructions: kb.instructions, prompts: kb.prompts });
           if (a.kind !== 'answers' || !a.values) return null;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GpuDeskError } from '../errors';
+import { escapeServerText } from '../serverText';
 import type { PromptRequest, PromptView } from '../../shared/models';
 
 export type PromptAnswer =
@@ -26,8 +27,9 @@ export class PromptBroker {
     private readonly emitCancel: (promptId: string) => void,
   ) {}
 
-  ask(connectionId: string, view: PromptView): Promise<PromptAnswer> {
+  ask(connectionId: string, raw: PromptView): Promise<PromptAnswer> {
     const promptId = randomBytes(12).toString('base64url');
+    const view = shownSafely(raw);
     return new Promise((resolve) => {
       this.waiting.set(promptId, { connectionId, kind: view.kind, resolve });
       this.emit({ promptId, connectionId, ...view } as PromptRequest);
@@ -56,4 +58,19 @@ export class PromptBroker {
   pendingCount(): number {
     return this.waiting.size;
   }
+}
+
+/**
+ * The server writes a keyboard-interactive question's name, instructions and prompts: the window
+ * shows them escaped as the CLI does, so a bidi override or control character cannot make a
+ * question read as something else.
+ */
+function shownSafely(view: PromptView): PromptView {
+  if (view.kind !== 'keyboardInteractive') return view;
+  return {
+    ...view,
+    name: escapeServerText(view.name, { multiline: false }),
+    instructions: escapeServerText(view.instructions),
+    prompts: view.prompts.map((q) => ({ ...q, prompt: escapeServerText(q.prompt) })),
+  };
 }

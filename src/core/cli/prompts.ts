@@ -1,7 +1,11 @@
 import { createInterface } from 'node:readline';
+import { escapeServerText } from '../serverText';
 import type { CliIo } from './io';
 
-/** Ask one line on the terminal; hidden input for secrets (nothing echoed, nothing kept). */
+/**
+ * Ask one line on the terminal; hidden input for secrets (nothing echoed, nothing kept). The
+ * question may come from the server (keyboard-interactive), so it is escaped like every line.
+ */
 export function ask(io: CliIo, question: string, opts: { hidden?: boolean } = {}): Promise<string | null> {
   return new Promise((resolve) => {
     const { stdin, stderr } = io;
@@ -9,7 +13,7 @@ export function ask(io: CliIo, question: string, opts: { hidden?: boolean } = {}
       // Echo off before the prompt shows, as readpassphrase(3) does: an answer typed (or sent by a
       // script) the moment the prompt appears must not be echoed by the terminal.
       stdin.setRawMode(true);
-      stderr.write(question);
+      stderr.write(escapeServerText(question));
       let buf = '';
       stdin.resume();
       const onData = (d: Buffer) => {
@@ -31,7 +35,7 @@ export function ask(io: CliIo, question: string, opts: { hidden?: boolean } = {}
       return;
     }
     const rl = createInterface({ input: stdin, output: stderr, terminal: false });
-    stderr.write(question);
+    stderr.write(escapeServerText(question));
     let answered = false;
     rl.once('line', (l) => { answered = true; rl.close(); resolve(l); });
     rl.once('close', () => { if (!answered) resolve(null); });

@@ -74,10 +74,13 @@ export function terminalCallbacks(io: CliIo): ConnectCallbacks {
       }
     },
     notice: (line) => writeLine(io.stderr, line),
+    banner: (text) => writeLine(io.stderr, text.replace(/\r?\n$/, '')),
     askPassphrase: io.interactive ? (p) => ask(io, `Enter passphrase for key '${p.keyLabel}': `, { hidden: true }) : undefined,
     askPassword: io.interactive ? (p) => ask(io, `${p.user}@${p.host}'s password: `, { hidden: true }) : undefined,
     keyboardInteractive: io.interactive
       ? async (p) => {
+          // As OpenSSH: the name and the instructions first, when the server sends them.
+          if (p.name) writeLine(io.stderr, p.name);
           if (p.instructions) writeLine(io.stderr, p.instructions);
           const answers: string[] = [];
           for (const q of p.prompts) {

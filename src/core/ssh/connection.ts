@@ -201,6 +201,7 @@ export class SshConnection extends EventEmitter implements SshSession {
         resolve(client);
       });
       client.on('error', fail);
+      client.on('banner', (text: string) => callbacks.banner?.(text, index));
       client.once('close', () => {
         proxy?.kill();
         fail(new Error('Connection lost before handshake'));

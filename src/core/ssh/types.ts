@@ -42,6 +42,8 @@ export interface ConnectCallbacks {
   keyboardInteractive?(p: KeyboardInteractivePrompt): Promise<string[] | null>;
   /** What OpenSSH would print as a warning (a host key saved by accept-new, a setting overridden). */
   notice?(line: string): void;
+  /** The server's pre-authentication banner (sshd's Banner), as sent: escape it before showing it. */
+  banner?(text: string, hop: number): void;
 }
 
 /** Seam for private keys that do not live in files (the OS keychain). */

@@ -5,7 +5,7 @@ import { keychainKeySource } from '../../keychain/keySource';
 import type { KeyStore } from '../../keychain/keyStore';
 import { connectSsh } from '../../ssh/connection';
 import type { ConnectOptions } from '../../ssh/types';
-import { writeLine, type CliIo } from '../io';
+import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { ask } from '../prompts';
 import { registerCommand } from '../registry';
@@ -104,7 +104,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       if (v.profile) await profiles.get(String(v.profile));
       const rec = await keys.generate(name, { comment: v.comment === undefined ? undefined : String(v.comment) });
       if (v.profile) await profiles.edit(String(v.profile), { auth: { kind: 'keychain-key', key: name } });
-      if (json) writeLine(io.stdout, JSON.stringify({ key: rec, ...(v.profile ? { profile: v.profile } : {}) }));
+      if (json) writeLine(io.stdout, jsonText({ key: rec, ...(v.profile ? { profile: v.profile } : {}) }));
       else {
         writeLine(io.stdout, `Generated ${rec.type} key "${name}" (${rec.fingerprint}); the private key is in the OS keychain (${keys.secrets.service}).`);
         writeLine(io.stdout, rec.publicKey);
@@ -127,14 +127,14 @@ async function run(args: string[], io: CliIo): Promise<number> {
           return ask(io, `Enter passphrase for ${keyLabel}${attempt > 1 ? ' (try again)' : ''}: `, { hidden: true });
         },
       });
-      if (json) writeLine(io.stdout, JSON.stringify({ key: rec }));
+      if (json) writeLine(io.stdout, jsonText({ key: rec }));
       else writeLine(io.stdout, `Imported ${rec.type} key "${name}" (${rec.fingerprint}) into the OS keychain${rec.storage === 'sealed-file' ? ' (sealed in the data directory; too large for one keychain entry)' : ''}. The file ${file} is untouched.`);
       return 0;
     }
     case 'list': {
       need(0, 'no arguments');
       const list = await keys.list();
-      if (json) writeLine(io.stdout, JSON.stringify({ keys: list }));
+      if (json) writeLine(io.stdout, jsonText({ keys: list }));
       else if (!list.length) writeLine(io.stdout, 'No keys yet. Create one with "gpu-desk keys generate NAME".');
       else for (const k of list) writeLine(io.stdout, `${k.name}  ${k.type}  ${k.fingerprint}  ${k.source}${k.storage === 'sealed-file' ? ' (sealed)' : ''}  ${k.comment}`.trimEnd());
       return 0;
@@ -142,7 +142,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     case 'public': {
       const [name] = need(1, 'NAME');
       const pub = await keys.publicKey(name);
-      writeLine(io.stdout, json ? JSON.stringify({ name, publicKey: pub }) : pub);
+      writeLine(io.stdout, json ? jsonText({ name, publicKey: pub }) : pub);
       return 0;
     }
     case 'install': {
@@ -157,7 +157,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
         await conn.close();
       }
       if (report.keyLogin.ok && v['use-in-profile']) await profiles.edit(destination, { auth: { kind: 'keychain-key', key: name } });
-      if (json) writeLine(io.stdout, JSON.stringify({ key: name, destination: conn.label, ...report }));
+      if (json) writeLine(io.stdout, jsonText({ key: name, destination: conn.label, ...report }));
       else {
         writeLine(io.stdout, report.added ? `Added key "${name}" to ~/.ssh/authorized_keys on ${conn.label}.` : `Key "${name}" was already in ~/.ssh/authorized_keys on ${conn.label}; nothing added.`);
         if (report.keyLogin.ok) writeLine(io.stdout, `Key login works: ${conn.label} accepted "${name}" on its own.${v['use-in-profile'] ? ` Profile "${destination}" now uses it.` : ''}`);
@@ -181,7 +181,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
         }
       }
       const r = await keys.remove(name, { force: !!v.force });
-      if (json) writeLine(io.stdout, JSON.stringify({ removed: name, profilesChanged: r.profilesChanged, ...(fromServer ? { server: fromServer } : {}) }));
+      if (json) writeLine(io.stdout, jsonText({ removed: name, profilesChanged: r.profilesChanged, ...(fromServer ? { server: fromServer } : {}) }));
       else {
         if (fromServer) writeLine(io.stdout, fromServer.removed ? `Removed "${name}" from ~/.ssh/authorized_keys on ${fromServer.destination}.` : `"${name}" was not in ~/.ssh/authorized_keys on ${fromServer.destination}.`);
         writeLine(io.stdout, `Deleted key "${name}" from the OS keychain.${r.profilesChanged.length ? ` Profiles now on auto authentication: ${r.profilesChanged.join(', ')}.` : ''}`);

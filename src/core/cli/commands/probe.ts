@@ -1,7 +1,7 @@
 import { connectSsh, type SshConnection } from '../../ssh/connection';
 import { probeServer } from '../../remote/probe';
 import { formatReport } from '../../remote/reportText';
-import { writeLine, type CliIo } from '../io';
+import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
 import { connectOptionsFromFlags, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
@@ -51,7 +51,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const conn = await connectFor(destination, values as SshOptionValues, io);
   try {
     const report = await probeServer(conn, { optRoot: remoteOptRoot(io) });
-    writeLine(io.stdout, values.json ? JSON.stringify(report) : formatReport(report));
+    writeLine(io.stdout, values.json ? jsonText(report) : formatReport(report));
     return 0;
   } finally {
     await conn.close();

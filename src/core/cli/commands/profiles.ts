@@ -13,7 +13,7 @@ import { NAME_RE, VIEWER_ENCODINGS, type Profile, type ProfileAuth } from '../..
 import { importSshConfig } from '../../profiles/sshConfigImport';
 import { parseDestination } from '../../ssh/destination';
 import { parseForwardSpec } from '../../tunnels/forwardSpec';
-import { writeLine, type CliIo } from '../io';
+import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { ask, readAllStdin } from '../prompts';
 import { registerCommand } from '../registry';
@@ -169,7 +169,7 @@ async function add(args: string[], io: CliIo): Promise<number> {
       throw e;
     }
   }
-  if (v.json) writeLine(io.stdout, JSON.stringify({ profile: p }));
+  if (v.json) writeLine(io.stdout, jsonText({ profile: p }));
   else writeLine(io.stdout, `Saved profile "${p.name}" → ${destinationOf(p)} (${describeAuth(p.auth)}).`);
   return 0;
 }
@@ -198,7 +198,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   switch (sub) {
     case 'list': {
       const list = await profiles.list();
-      if (json) writeLine(io.stdout, JSON.stringify({ profiles: list }));
+      if (json) writeLine(io.stdout, jsonText({ profiles: list }));
       else if (!list.length) writeLine(io.stdout, 'No profiles yet. Add one with "gpu-desk profiles add NAME user@host" or "gpu-desk profiles import-ssh-config".');
       else {
         const rows = [['NAME', 'DESTINATION', 'JUMP', 'AUTH', 'DISPLAY'], ...list.map((p) => [p.name, destinationOf(p), p.jumpHosts.join(',') || '-', describeAuth(p.auth), p.display.number === undefined ? '-' : `:${p.display.number}`])];
@@ -208,14 +208,14 @@ async function run(args: string[], io: CliIo): Promise<number> {
     }
     case 'show': {
       const p = await profiles.get(one('profile name'));
-      writeLine(io.stdout, json ? JSON.stringify({ profile: p }) : JSON.stringify(p, null, 2));
+      writeLine(io.stdout, json ? jsonText({ profile: p }) : jsonText(p, 2));
       return 0;
     }
     case 'remove': {
       const p = await profiles.remove(one('profile name'));
       let forgot = false;
       if (p.auth.kind === 'password' && p.auth.remember) forgot = await forgetPassword(secrets, p.id).catch(() => false);
-      if (json) writeLine(io.stdout, JSON.stringify({ removed: p.name, forgotPassword: forgot }));
+      if (json) writeLine(io.stdout, jsonText({ removed: p.name, forgotPassword: forgot }));
       else writeLine(io.stdout, `Removed profile "${p.name}"${forgot ? ' and its remembered password' : ''}.`);
       return 0;
     }
@@ -223,7 +223,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       const r = await importSshConfig(profiles, { file: v.file ? path.resolve(String(v.file)) : undefined, replace: !!v.replace, only: positionals });
       for (const w of r.warnings) writeLine(io.stderr, `warning: ${w}`);
       if (json) {
-        writeLine(io.stdout, JSON.stringify({ added: r.added.map((p) => p.name), replaced: r.replaced.map((p) => p.name), skipped: r.skipped, warnings: r.warnings }));
+        writeLine(io.stdout, jsonText({ added: r.added.map((p) => p.name), replaced: r.replaced.map((p) => p.name), skipped: r.skipped, warnings: r.warnings }));
       } else {
         for (const p of [...r.added, ...r.replaced]) writeLine(io.stdout, `${r.added.includes(p) ? 'Added' : 'Replaced'} "${p.name}" → ${destinationOf(p)}${p.jumpHosts.length ? ` via ${p.jumpHosts.join(',')}` : ''}`);
         for (const s of r.skipped) writeLine(io.stdout, `Skipped "${s.name}": ${s.reason}`);
@@ -233,7 +233,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     }
     case 'export': {
       const doc = await exportProfiles(profiles, positionals.length ? positionals : undefined);
-      const text = JSON.stringify(doc, null, 2) + '\n';
+      const text = jsonText(doc, 2) + '\n';
       if (v.output) {
         fs.writeFileSync(path.resolve(String(v.output)), text, { mode: 0o600 });
         writeLine(io.stderr, `Exported ${doc.profiles.length} profile(s) to ${path.resolve(String(v.output))} (no secrets).`);
@@ -250,7 +250,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       }
       const r = await importProfiles(profiles, text, { replace: !!v.replace, source: file });
       for (const w of r.warnings) writeLine(io.stderr, `warning: ${w}`);
-      if (json) writeLine(io.stdout, JSON.stringify({ added: r.added.map((p) => p.name), replaced: r.replaced.map((p) => p.name), skipped: r.skipped, warnings: r.warnings }));
+      if (json) writeLine(io.stdout, jsonText({ added: r.added.map((p) => p.name), replaced: r.replaced.map((p) => p.name), skipped: r.skipped, warnings: r.warnings }));
       else writeLine(io.stdout, `${r.added.length} added, ${r.replaced.length} replaced, ${r.skipped.length} skipped.`);
       return 0;
     }

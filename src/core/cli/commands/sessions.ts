@@ -1,7 +1,7 @@
 import { GpuDeskError } from '../../errors';
 import { sessionLine } from '../../remote/reportText';
 import { killSession, listSessions, startSession } from '../../remote/vncSessions';
-import { writeLine, type CliIo } from '../io';
+import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
 import { sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
@@ -61,14 +61,14 @@ async function run(args: string[], io: CliIo): Promise<number> {
   try {
     if (action === 'list') {
       const list = await listSessions(conn, { optRoot });
-      if (json) writeLine(io.stdout, JSON.stringify(list));
+      if (json) writeLine(io.stdout, jsonText(list));
       else if (list.length === 0) writeLine(io.stdout, 'No VNC sessions are running for this account.');
       else for (const s of list) writeLine(io.stdout, sessionLine(s));
       return 0;
     }
     if (action === 'kill') {
       await killSession(conn, n!, { optRoot });
-      if (json) writeLine(io.stdout, JSON.stringify({ display: n, killed: true }));
+      if (json) writeLine(io.stdout, jsonText({ display: n, killed: true }));
       else writeLine(io.stdout, `Session :${n} stopped.`);
       return 0;
     }
@@ -80,7 +80,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       virtualgl: values['no-virtualgl'] ? 'off' : 'auto',
     });
     if (json) {
-      writeLine(io.stdout, JSON.stringify(s));
+      writeLine(io.stdout, jsonText(s));
     } else {
       writeLine(io.stdout, `Started ${sessionLine(s)}`);
       if (s.password) {

@@ -3,7 +3,8 @@ import { applyPlan, checkPlan } from '../../remote/planRunner';
 import { probeServer } from '../../remote/probe';
 import { buildSetupPlan, formatPlan } from '../../remote/setupPlan';
 import type { PlanProgress } from '../../remote/types';
-import { writeLine, type CliIo } from '../io';
+import { escapeServerText } from '../../serverText';
+import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { ask, readAllStdin } from '../prompts';
 import { registerCommand } from '../registry';
@@ -72,7 +73,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     }
     const status = await checkPlan(conn, plan);
     if (values.plan) {
-      if (json) writeLine(io.stdout, JSON.stringify({ ...plan, steps: plan.steps.map((s) => ({ ...s, status: status[s.id] })), findings: report.findings }));
+      if (json) writeLine(io.stdout, jsonText({ ...plan, steps: plan.steps.map((s) => ({ ...s, status: status[s.id] })), findings: report.findings }));
       else writeLine(io.stdout, formatPlan(plan, status).trimEnd());
       return 0;
     }
@@ -80,7 +81,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     const todo = plan.steps.filter((s) => status[s.id] === 'pending' && (!only || only.includes(s.id)));
     if (!json) writeLine(io.stdout, formatPlan(plan, status).trimEnd());
     if (todo.length === 0) {
-      if (json) writeLine(io.stdout, JSON.stringify({ type: 'finished', ok: true, applied: [] }));
+      if (json) writeLine(io.stdout, jsonText({ type: 'finished', ok: true, applied: [] }));
       else writeLine(io.stdout, '\nNothing to do: every step is already done.');
       return 0;
     }
@@ -107,13 +108,13 @@ async function run(args: string[], io: CliIo): Promise<number> {
 
     const onProgress = (e: PlanProgress) => {
       if (json) {
-        writeLine(io.stdout, JSON.stringify(e));
+        writeLine(io.stdout, jsonText(e));
         return;
       }
       const title = plan.steps.find((s) => s.id === e.stepId)?.title ?? e.stepId;
       if (e.type === 'step-skip') writeLine(io.stdout, `[${e.index + 1}/${e.total}] ${title}: already done`);
       else if (e.type === 'step-start') writeLine(io.stdout, `[${e.index + 1}/${e.total}] ${title}: running…`);
-      else if (e.type === 'output') io.stdout.write(e.text.replace(/^(?=.)/gm, '    | '));
+      else if (e.type === 'output') io.stdout.write(escapeServerText(e.text).replace(/^(?=.)/gm, '    | '));
       else if (e.type === 'step-done') writeLine(io.stdout, `[${e.index + 1}/${e.total}] ${title}: done (${(e.ms / 1000).toFixed(1)} s)`);
     };
     const result = await applyPlan(conn, plan, {
@@ -122,7 +123,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       only,
       onProgress,
     });
-    if (json) writeLine(io.stdout, JSON.stringify({ type: 'finished', ok: result.ok, steps: result.steps.map((s) => ({ id: s.id, status: s.status })), ...(result.error ? { error: result.error } : {}) }));
+    if (json) writeLine(io.stdout, jsonText({ type: 'finished', ok: result.ok, steps: result.steps.map((s) => ({ id: s.id, status: s.status })), ...(result.error ? { error: result.error } : {}) }));
     if (!result.ok) {
       const e = result.error!;
       writeLine(io.stderr, `error: ${e.message}${e.fix ? ` — ${e.fix}` : ''}`);

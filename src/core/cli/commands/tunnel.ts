@@ -4,7 +4,7 @@ import type { ConnectionStateEvent } from '../../ssh/types';
 import { displayToPort, parseForwardSpec, type ForwardSpec } from '../../tunnels/forwardSpec';
 import { TunnelManager } from '../../tunnels/tunnelManager';
 import type { TunnelInfo } from '../../tunnels/tunnel';
-import { writeLine, type CliIo } from '../io';
+import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
 import { resolveDestination, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
@@ -70,7 +70,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     }
   }
 
-  const emit = (obj: Record<string, unknown>) => { if (json) writeLine(io.stdout, JSON.stringify(obj)); };
+  const emit = (obj: Record<string, unknown>) => { if (json) writeLine(io.stdout, jsonText(obj)); };
   const human = (line: string) => { if (!json) writeLine(io.stdout, line); };
 
   opts.reconnect = { enabled: true, ...(opts.reconnect ?? {}) };
