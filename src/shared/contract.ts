@@ -77,6 +77,12 @@ export type ProfileInput = z.input<typeof profileInputSchema>;
 
 const empty = z.strictObject({});
 const byConnection = z.strictObject({ connectionId: id });
+/** What the user chose when reviewing the set-up plan (core checks the URL again, with its own message). */
+const setupOptions = z.strictObject({
+  packagesFrom: z.string().max(500).regex(/^https?:\/\/[^\s'"`\\]+$/, 'package mirror: an http(s) URL').optional(),
+  allowUnverified: z.boolean().optional(),
+  windowManager: z.enum(['xfce', 'openbox']).optional(),
+});
 
 /** Phantom marker carrying a method's output type (never called at run time). */
 const out = <T>() => null as unknown as T;
@@ -125,10 +131,10 @@ export const methods = {
   ),
   'sessions.kill': m(z.strictObject({ connectionId: id, display }), out<void>()),
 
-  'setup.plan': m(byConnection, out<SetupPlanView>()),
+  'setup.plan': m(z.strictObject({ connectionId: id, options: setupOptions.optional() }), out<SetupPlanView>()),
   /** Runs the plan reviewed by the user; progress arrives as `setup.progress` events. */
   'setup.apply': m(
-    z.strictObject({ connectionId: id, runId: id, sudoPassword: z.string().max(1024).nullable() }),
+    z.strictObject({ connectionId: id, runId: id, sudoPassword: z.string().max(1024).nullable(), options: setupOptions.optional() }),
     out<SetupResultView>(),
   ),
 

@@ -1,3 +1,5 @@
 export * from './sshd';
 export * from './xvnc';
 export * from './util';
+export * from './freshServer';
+export * from './packageMirror';

@@ -124,7 +124,7 @@ export class AppCore {
         await this.deps.remote.killSession(l.conn!, display);
         l.vncPasswords.delete(display);
       },
-      'setup.plan': async ({ connectionId }) => planView(await this.deps.remote.plan(this.ready(connectionId).conn!)),
+      'setup.plan': async ({ connectionId, options }) => planView(await this.deps.remote.plan(this.ready(connectionId).conn!, options)),
       'setup.apply': (i) => this.applySetup(i),
       'viewer.open': ({ connectionId, display }) => this.openViewer(connectionId, display),
       'viewer.close': async ({ viewerId }) => this.closeViewer(viewerId),
@@ -288,11 +288,11 @@ export class AppCore {
     this.deps.emit('tunnels.changed', await this.tunnelViews());
   }
 
-  private async applySetup({ connectionId, runId, sudoPassword }: ParsedInput<'setup.apply'>) {
+  private async applySetup({ connectionId, runId, sudoPassword, options }: ParsedInput<'setup.apply'>) {
     const l = this.ready(connectionId);
     registerSecret(sudoPassword);
     // The plan is made again here, not taken from the window: what runs is what core decides.
-    const plan = await this.deps.remote.plan(l.conn!);
+    const plan = await this.deps.remote.plan(l.conn!, options);
     const result = await this.deps.remote.apply(l.conn!, plan, {
       sudoPassword,
       onProgress: (p) => this.deps.emit('setup.progress', progressView(runId, p)),

@@ -23,7 +23,7 @@ export function remoteOps(opts: RemoteAdapterOptions = {}): RemoteOps {
     startSession: (s, o) => startSession(s, { ...o, optRoot }),
     killSession: (s, display) => killSession(s, display, { optRoot }),
     oneTimePassword: (s, display) => newOneTimePassword(s, display, { optRoot }),
-    plan: async (s) => buildSetupPlan(await probeServer(s, { optRoot }), { optRoot }),
+    plan: async (s, o) => buildSetupPlan(await probeServer(s, { optRoot }), { optRoot, ...o }),
     apply: (s, plan, o) => applyPlan(s, plan, { sudoPassword: o.sudoPassword ?? undefined, onProgress: o.onProgress }),
   };
 }

@@ -1,4 +1,12 @@
 import type { SshSession } from '../ssh/types';
+
+/** The plan's choices made in the app's set-up step (a package mirror, unverified packages allowed). */
+export interface SetupOptions {
+  packagesFrom?: string;
+  allowUnverified?: boolean;
+  /** Desktop to install when the server has none. */
+  windowManager?: 'xfce' | 'openbox';
+}
 import type { ApplyResult, PlanProgress, ServerReport, SetupPlan, StartedSession, VncSessionInfo, GpuInfo } from '../remote/types';
 
 /**
@@ -13,6 +21,6 @@ export interface RemoteOps {
   killSession(s: SshSession, display: number): Promise<void>;
   /** TurboVNC: a fresh one-time password for a running session (each works for one connection). */
   oneTimePassword(s: SshSession, display: number): Promise<string>;
-  plan(s: SshSession): Promise<SetupPlan>;
+  plan(s: SshSession, opts?: SetupOptions): Promise<SetupPlan>;
   apply(s: SshSession, plan: SetupPlan, opts: { sudoPassword: string | null; onProgress(p: PlanProgress): void }): Promise<ApplyResult>;
 }

@@ -1,5 +1,6 @@
 import { GpuDeskError } from '../errors';
 import { driverMajor, toXorgBusId } from './parsers';
+import { checkMirrorUrl, FETCH_FAILED, fetchVerifiedScript, verificationText, type UpstreamPackage } from './packageFetch';
 import { ensureLinesScript, linesPresentCheck } from './remoteFile';
 import { shellCommand, shellQuote } from './shellQuote';
 import type { DistroKey, PlanStep, RenderBackend, ServerReport, SetupPlan } from './types';
@@ -18,10 +19,17 @@ export interface PlanOptions {
   turbovncVersion?: string;
   /** Install prefix of VirtualGL/TurboVNC (default /opt); tests point it at shims. */
   optRoot?: string;
+  /**
+   * A site's mirror of the VirtualGL/TurboVNC packages (http(s) URL of a directory holding them under
+   * upstream's file names, with a SHA256SUMS file), instead of GitHub's release downloads.
+   */
+  packagesFrom?: string;
+  /** The reviewer accepts installing a package that has nothing to be checked against. */
+  allowUnverified?: boolean;
 }
 
-export const DEFAULT_VIRTUALGL_VERSION = '3.1.1';
-export const DEFAULT_TURBOVNC_VERSION = '3.1.2';
+export const DEFAULT_VIRTUALGL_VERSION = '3.1.4';
+export const DEFAULT_TURBOVNC_VERSION = '3.3';
 
 interface Recipe {
   family: 'deb' | 'rpm';
@@ -62,9 +70,16 @@ const RECIPES: Record<DistroKey, Recipe> = {
   'rhel-9': { family: 'rpm', glPackages: RPM_GL, wm: RPM_WM, tigervnc: ['tigervnc-server'], prepare: EPEL(9), tigerConfig: RPM_TIGER, displayManager: ['lightdm'] },
 };
 
+// An earlier run cut off mid-install (the connection dropped, the step was killed) may still hold
+// dpkg's lock or have left packages unpacked but not configured: wait for the lock, then finish
+// what dpkg started before installing anything new.
+const APT_LOCK_WAIT = '-o DPkg::Lock::Timeout=900';
+const DEB_PRELUDE = 'export DEBIAN_FRONTEND=noninteractive\ndpkg --configure -a || true';
+const aptGet = (args: string[]) => `apt-get ${APT_LOCK_WAIT} ${shellCommand(args)}`;
+
 function installCmd(r: Recipe, pkgs: string[]): string {
   return r.family === 'deb'
-    ? `export DEBIAN_FRONTEND=noninteractive\napt-get update -q\n${shellCommand(['apt-get', 'install', '-y', '-q', '--no-install-recommends', ...pkgs])}`
+    ? `${DEB_PRELUDE}\n${aptGet(['update', '-q'])}\n${aptGet(['install', '-y', '-q', '--no-install-recommends', ...pkgs])}`
     : shellCommand(['dnf', 'install', '-y', ...pkgs]);
 }
 
@@ -74,14 +89,17 @@ function installedCheck(r: Recipe, pkgs: string[]): string {
     : `rpm -q ${pkgs.map(shellQuote).join(' ')} >/dev/null 2>&1`;
 }
 
-/** A download that works with curl or wget, whichever the server has; never leaves a partial package behind. */
-function fetchTo(url: string, file: string): string {
-  const u = shellQuote(url);
-  return `{ curl -fsSL --retry 2 -o ${file} ${u} 2>/dev/null || wget -q -O ${file} ${u}; }`;
-}
-
 function debArch(arch: string): string {
   return arch === 'aarch64' ? 'arm64' : 'amd64';
+}
+
+function rpmArch(arch: string): string {
+  return arch === 'aarch64' ? 'aarch64' : 'x86_64';
+}
+
+/** Install a downloaded, checked package file with the dependencies it names. */
+function installLocal(r: Recipe, file: string): string {
+  return r.family === 'deb' ? `${DEB_PRELUDE}\napt-get ${APT_LOCK_WAIT} install -y -q ${file}` : `dnf install -y ${file}`;
 }
 
 export const TURBOVNC_SECURITY_CONF = '/etc/turbovncserver-security.conf';
@@ -113,6 +131,8 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
   const tvnc = `${opt}/TurboVNC/bin`;
   const user = report.user;
   const backend = chooseBackend(report);
+  const mirror = opts.packagesFrom ? checkMirrorUrl(opts.packagesFrom) : undefined;
+  const allowUnverified = opts.allowUnverified ?? false;
   const steps: PlanStep[] = [];
   const notes: string[] = [];
   const prep = (s: string) => (r.prepare ? `${r.prepare}\n${s}` : s);
@@ -139,26 +159,31 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
     });
   }
 
-  if (backend === 'none') {
-    notes.push('VirtualGL steps are left out: no NVIDIA GPU with a working driver was found. Install the driver, reboot, then probe again.');
-  } else {
+  {
     const vv = opts.virtualglVersion ?? DEFAULT_VIRTUALGL_VERSION;
-    const base = `https://github.com/VirtualGL/virtualgl/releases/download/${vv}`;
-    const url = r.family === 'deb' ? `${base}/virtualgl_${vv}_${debArch(report.arch)}.deb` : `${base}/VirtualGL-${vv}.${report.arch === 'aarch64' ? 'aarch64' : 'x86_64'}.rpm`;
-    const install = r.family === 'deb'
-      ? `f=$(mktemp --suffix=.deb) || exit 1\ntrap 'rm -f "$f"' EXIT\n${fetchTo(url, '"$f"')} || { echo "Could not download ${url}" >&2; exit 1; }\nexport DEBIAN_FRONTEND=noninteractive\napt-get install -y -q "$f"`
-      : shellCommand(['dnf', 'install', '-y', url]);
+    const pkg: UpstreamPackage = {
+      label: 'VirtualGL',
+      repo: 'VirtualGL/virtualgl',
+      version: vv,
+      asset: r.family === 'deb' ? `virtualgl_${vv}_${debArch(report.arch)}.deb` : `VirtualGL-${vv}.${rpmArch(report.arch)}.rpm`,
+    };
+    const install = `${fetchVerifiedScript(pkg, mirror, allowUnverified)}\nfetch_verified || exit $?\n${installLocal(r, '"$f"')}`;
     steps.push({
       id: 'virtualgl',
       title: `Install VirtualGL ${vv}`,
-      why: 'VirtualGL runs each program\'s OpenGL on the server GPU and hands finished frames to the VNC desktop, instead of shipping GL commands to your laptop to render on its CPU.',
+      why: `VirtualGL runs each program's OpenGL on the server GPU and hands finished frames to the VNC desktop, instead of shipping GL commands to your laptop to render on its CPU. ${verificationText(pkg, mirror, allowUnverified)}`,
       // eglinfo ships with VirtualGL ≥ 3.0, the first release with the EGL back end.
       check: `[ -x ${shellQuote(`${vgl}/vglrun`)} ] && [ -x ${shellQuote(`${vgl}/eglinfo`)} ]`,
       apply: install,
       needsRoot: true,
     });
     const inGroup = `id -nG ${shellQuote(user)} | tr ' ' '\\n' | grep -qx vglusers`;
-    if (backend === 'egl') {
+    if (backend === 'none') {
+      // VirtualGL is still worth having: its EGL back end renders on Mesa's software device (on the
+      // server's CPU, next to the desktop, instead of shipping GL to the laptop), and a GPU driver
+      // installed later is picked up by the same install.
+      notes.push('No GPU with a working driver was found: VirtualGL is installed and renders with Mesa\'s software EGL device (on the CPU) until a GPU driver is installed. Install the driver, reboot, then probe again to configure the GPU.');
+    } else if (backend === 'egl') {
       steps.push({
         id: 'virtualgl-egl',
         title: 'Configure VirtualGL for the EGL back end (no 3D X server)',
@@ -200,17 +225,23 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
   }
 
   const tv = opts.turbovncVersion ?? DEFAULT_TURBOVNC_VERSION;
-  const tBase = `https://github.com/TurboVNC/turbovnc/releases/download/${tv}`;
-  const tUrl = r.family === 'deb' ? `${tBase}/turbovnc_${tv}_${debArch(report.arch)}.deb` : `${tBase}/turbovnc-${tv}.${report.arch === 'aarch64' ? 'aarch64' : 'x86_64'}.rpm`;
+  const tPkg: UpstreamPackage = {
+    label: 'TurboVNC',
+    repo: 'TurboVNC/turbovnc',
+    version: tv,
+    asset: r.family === 'deb' ? `turbovnc_${tv}_${debArch(report.arch)}.deb` : `turbovnc-${tv}.${rpmArch(report.arch)}.rpm`,
+  };
   const tigerFallback = installCmd(r, r.tigervnc);
   steps.push({
     id: 'vnc-server',
     title: `Install TurboVNC ${tv} (or the distribution's TigerVNC if it cannot be fetched)`,
-    why: 'The VNC server is the virtual desktop you see. TurboVNC is tuned for 3D frames and supports one-time passwords; TigerVNC is the fallback from the distribution.',
+    why: `The VNC server is the virtual desktop you see. TurboVNC is tuned for 3D frames and supports one-time passwords; TigerVNC is the fallback from the distribution when TurboVNC cannot be downloaded (not when its download fails the check). ${verificationText(tPkg, mirror, allowUnverified)}`,
     check: `[ -x ${shellQuote(`${tvnc}/vncserver`)} ] || command -v Xtigervnc >/dev/null 2>&1 || { command -v Xvnc >/dev/null 2>&1 && Xvnc -version 2>&1 | grep -q TigerVNC; }`,
-    apply: r.family === 'deb'
-      ? `f=$(mktemp --suffix=.deb) || exit 1\ntrap 'rm -f "$f"' EXIT\nexport DEBIAN_FRONTEND=noninteractive\nif ${fetchTo(tUrl, '"$f"')}; then\n  apt-get install -y -q "$f"\nelse\n  echo "TurboVNC's package could not be fetched; installing the distribution's TigerVNC instead"\n${tigerFallback}\nfi`
-      : `if ! ${shellCommand(['dnf', 'install', '-y', tUrl])}; then\n  echo "TurboVNC's package could not be fetched; installing the distribution's TigerVNC instead"\n  ${tigerFallback}\nfi`,
+    apply: [
+      fetchVerifiedScript(tPkg, mirror, allowUnverified),
+      'fetch_verified; rc=$?',
+      `if [ $rc = 0 ]; then\n${installLocal(r, '"$f"')}\nelif [ $rc = ${FETCH_FAILED} ]; then\n  echo "TurboVNC's package could not be fetched; installing the distribution's TigerVNC instead"\n${tigerFallback}\nelse\n  exit $rc\nfi`,
+    ].join('\n'),
     needsRoot: true,
   });
 

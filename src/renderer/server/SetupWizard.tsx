@@ -16,6 +16,11 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
   const [status, setStatus] = useState<Record<string, SetupStepStatus>>({});
   const [logs, setLogs] = useState<Record<string, string>>({});
   const [result, setResult] = useState<SetupResultView | null>(null);
+  const [mirror, setMirror] = useState('');
+  const [allowUnverified, setAllowUnverified] = useState(false);
+  const [desktop, setDesktop] = useState<'xfce' | 'openbox'>('xfce');
+  // The same choices go with the review and the run: core makes the plan again from them.
+  const options = { windowManager: desktop, ...(mirror.trim() ? { packagesFrom: mirror.trim() } : {}), ...(allowUnverified ? { allowUnverified } : {}) };
 
   useEvent('setup.progress', (p: SetupProgress) => {
     if (p.runId !== runId) return;
@@ -26,7 +31,7 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
   const load = async () => {
     setError(null);
     try {
-      setPlan(await api.invoke('setup.plan', { connectionId }));
+      setPlan(await api.invoke('setup.plan', { connectionId, options }));
       setPhase('review');
     } catch (e) {
       setError(errorLine(e));
@@ -40,7 +45,7 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
     setLogs({});
     setPhase('running');
     try {
-      const r = await api.invoke('setup.apply', { connectionId, runId: id, sudoPassword: password });
+      const r = await api.invoke('setup.apply', { connectionId, runId: id, sudoPassword: password, options });
       setResult(r);
     } catch (e) {
       setResult({ ok: false, steps: [], error: { code: 'INTERNAL', message: errorLine(e) } });
@@ -60,6 +65,20 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
       {phase === 'idle' && (
         <div>
           <p>gpu-desk works out what this server needs for GPU-rendered desktops (VirtualGL, a VNC server, a window manager, safe VNC defaults) and shows you every command before anything runs.</p>
+          <details className="plan-options">
+            <summary>Options</summary>
+            <label>Desktop to install if the server has none
+              <select value={desktop} onChange={(e) => setDesktop(e.target.value as 'xfce' | 'openbox')}>
+                <option value="xfce">Xfce (a light, complete desktop)</option>
+                <option value="openbox">Openbox (a minimal window manager)</option>
+              </select>
+            </label>
+            <label>Package mirror (optional)
+              <input type="url" placeholder="https://mirror.example.org/gpu-packages" value={mirror} onChange={(e) => setMirror(e.target.value)} aria-describedby="mirror-help" />
+            </label>
+            <p id="mirror-help" className="muted small">A directory with the VirtualGL and TurboVNC packages under their upstream names and a <code>SHA256SUMS</code> file. Empty: GitHub's releases, checked against GitHub's digests.</p>
+            <label className="check"><input type="checkbox" checked={allowUnverified} onChange={(e) => setAllowUnverified(e.target.checked)} /> Install a package even when there is no checksum to check it against (it is marked unverified in the plan)</label>
+          </details>
           <button className="primary" onClick={load}>Make the plan</button>
         </div>
       )}

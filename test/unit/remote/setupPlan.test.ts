@@ -56,16 +56,16 @@ describe('set-up plan per distribution (snapshots of every command the user revi
     const egl = buildSetupPlan(report(freshGpu('os-release-ubuntu-22.04.txt')));
     expect(egl.steps.find((s) => s.id === 'virtualgl-egl')!.apply).toContain('vglserver_config -config +egl');
     expect(egl.steps.some((s) => s.id === 'glx-xserver')).toBe(false);
-    expect(egl.steps.find((s) => s.id === 'virtualgl')!.apply).toContain('https://github.com/VirtualGL/virtualgl/releases/download/3.1.1/virtualgl_3.1.1_amd64.deb');
+    expect(egl.steps.find((s) => s.id === 'virtualgl')!.apply).toContain('https://github.com/VirtualGL/virtualgl/releases/download/3.1.4/virtualgl_3.1.4_amd64.deb');
     const arm = buildSetupPlan(report({ ...freshGpu('os-release-rocky-9.txt'), arch: 'aarch64' }));
-    expect(arm.steps.find((s) => s.id === 'virtualgl')!.apply).toContain('VirtualGL-3.1.1.aarch64.rpm');
+    expect(arm.steps.find((s) => s.id === 'virtualgl')!.apply).toContain('VirtualGL-3.1.4.aarch64.rpm');
   });
 
-  it('no GPU (the bed): no VirtualGL steps, and a note that says why', async () => {
+  it('no GPU (the bed): VirtualGL is installed for its software EGL device, nothing GPU-specific is configured, and a note says why', async () => {
     const plan = buildSetupPlan(report(bedLike()));
     expect(plan.backend).toBe('none');
-    expect(plan.steps.map((s) => s.id)).toEqual(['gl-libraries', 'window-manager', 'vnc-server', 'vnc-localhost']);
-    expect(plan.notes.join(' ')).toMatch(/no NVIDIA GPU/);
+    expect(plan.steps.map((s) => s.id)).toEqual(['gl-libraries', 'window-manager', 'virtualgl', 'vnc-server', 'vnc-localhost']);
+    expect(plan.notes.join(' ')).toMatch(/No GPU with a working driver.*software EGL device/);
     await expect(formatPlan(plan)).toMatchFileSnapshot(snap('debian-12-nogpu'));
   });
 

@@ -1,6 +1,7 @@
 import { GpuDeskError, registerSecret } from '../../errors';
 import { applyPlan, checkPlan } from '../../remote/planRunner';
 import { probeServer } from '../../remote/probe';
+import { checkMirrorUrl } from '../../remote/packageFetch';
 import { buildSetupPlan, formatPlan } from '../../remote/setupPlan';
 import type { PlanProgress } from '../../remote/types';
 import { escapeServerText } from '../../serverText';
@@ -27,6 +28,10 @@ const help = [
   '  --yes                    do not ask before applying (for scripts)',
   '  --only ID[,ID…]          apply only these steps (ids as shown by --plan)',
   '  --wm xfce|openbox        desktop to install when the server has none (default xfce)',
+  '  --packages-from URL      take the VirtualGL/TurboVNC packages from a mirror (a directory with the',
+  '                           .deb/.rpm files under upstream\'s names and a SHA256SUMS file) instead of GitHub',
+  '  --allow-unverified       install a package that has no SHA-256 to be checked against (the plan says',
+  '                           so); without it such a step stops. A mismatch always stops the step',
   '  --sudo-password-stdin    read the sudo password from stdin instead of asking on the terminal',
   '  --json                   --plan: one JSON object; --apply: one JSON object per progress event',
   ...sshOptionHelp,
@@ -42,6 +47,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
     yes: { type: 'boolean', short: 'y' },
     only: { type: 'string' },
     wm: { type: 'string' },
+    'packages-from': { type: 'string' },
+    'allow-unverified': { type: 'boolean' },
     'sudo-password-stdin': { type: 'boolean' },
     json: { type: 'boolean' },
   });
@@ -55,6 +62,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const wm = values.wm as string | undefined;
   if (wm !== undefined && wm !== 'xfce' && wm !== 'openbox') throw new UsageError(`--wm ${wm}: use xfce or openbox`, 'setup');
   const json = !!values.json;
+  const packagesFrom = values['packages-from'] === undefined ? undefined : checkMirrorUrl(String(values['packages-from']));
   const optRoot = remoteOptRoot(io);
   // Ask nothing we cannot ask: without a terminal, --apply needs --yes (and the password on stdin).
   if (values.apply && !values.yes && !io.interactive) {
@@ -64,7 +72,12 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const conn = await connectFor(destination, values as SshOptionValues, io);
   try {
     const report = await probeServer(conn, { optRoot });
-    const plan = buildSetupPlan(report, { windowManager: wm as 'xfce' | 'openbox' | undefined, optRoot });
+    const plan = buildSetupPlan(report, {
+      windowManager: wm as 'xfce' | 'openbox' | undefined,
+      optRoot,
+      packagesFrom,
+      allowUnverified: !!values['allow-unverified'],
+    });
     const only = values.only ? String(values.only).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
     for (const id of only ?? []) {
       if (!plan.steps.some((s) => s.id === id)) {
@@ -81,7 +94,12 @@ async function run(args: string[], io: CliIo): Promise<number> {
     const todo = plan.steps.filter((s) => status[s.id] === 'pending' && (!only || only.includes(s.id)));
     if (!json) writeLine(io.stdout, formatPlan(plan, status).trimEnd());
     if (todo.length === 0) {
-      if (json) writeLine(io.stdout, jsonText({ type: 'finished', ok: true, applied: [] }));
+      if (json) {
+        // Each step's check passed: say so per step, as a run that skips them would.
+        const shown = plan.steps.filter((s) => !only || only.includes(s.id));
+        shown.forEach((s, index) => writeLine(io.stdout, jsonText({ type: 'step-skip', stepId: s.id, index, total: shown.length } satisfies PlanProgress)));
+        writeLine(io.stdout, jsonText({ type: 'finished', ok: true, applied: [] }));
+      }
       else writeLine(io.stdout, '\nNothing to do: every step is already done.');
       return 0;
     }
