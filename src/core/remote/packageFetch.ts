@@ -103,7 +103,9 @@ export function fetchVerifiedScript(pkg: UpstreamPackage, mirror: string | undef
     '    got=$(sha256sum "$f" | cut -d" " -f1)',
     '    if [ "$got" != "$want" ]; then',
     '      rm -f -- "$f"',
-    `      echo "SHA-256 mismatch for "${name}": $from says $want, the download is $got. The file was deleted and nothing was installed; check the mirror or the network, then run the plan again." >&2`,
+    `      echo ${name}": $from says SHA-256 $want, the download has $got" >&2`,
+    // The last line is the step's one-line error: short enough to be shown whole.
+    `      echo "SHA-256 mismatch for "${name}": the download was deleted and nothing was installed; check the mirror, then run the plan again" >&2`,
     `      return ${VERIFY_FAILED}`,
     '    fi',
     `    echo ${name}": SHA-256 $got matches $from"`,

@@ -61,9 +61,10 @@ describe('verified package download (real sh + curl against a loopback mirror)',
       const r = await run(TURBO, mirror.url);
       expect(r.code).toBe(VERIFY_FAILED);
       expect(r.out).not.toContain('kept:');
-      const line = r.err.trim().split('\n').pop()!;
-      expect(line).toMatch(/^SHA-256 mismatch for turbovnc_3\.3_amd64\.deb: .*SHA256SUMS says [0-9a-f]{64}, the download is [0-9a-f]{64}\. The file was deleted and nothing was installed/);
-      expect(line).toContain(vendorSum(TURBO.asset));
+      const [detail, line] = r.err.trim().split('\n').slice(-2);
+      expect(line).toBe('SHA-256 mismatch for turbovnc_3.3_amd64.deb: the download was deleted and nothing was installed; check the mirror, then run the plan again');
+      expect(detail).toMatch(/^turbovnc_3\.3_amd64\.deb: .*\/SHA256SUMS says SHA-256 [0-9a-f]{64}, the download has [0-9a-f]{64}$/);
+      expect(detail).toContain(vendorSum(TURBO.asset));
     } finally {
       mirror.override(TURBO.asset, null);
     }
