@@ -178,6 +178,7 @@ export class AppCore {
       destination: p.user ? `${p.user}@${p.host}` : p.host,
       port: p.port,
       ...(p.jumpHosts.length ? { jump: p.jumpHosts } : {}),
+      ...(p.proxyCommand ? { proxyCommand: p.proxyCommand } : {}),
       sshConfigPath: this.deps.sshConfigPath,
       ...(this.deps.userKnownHostsFiles ? { userKnownHostsFiles: this.deps.userKnownHostsFiles } : {}),
       appKnownHostsFile: this.deps.knownHostsFile,

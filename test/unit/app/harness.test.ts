@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { cleanupAll, startSshd, startXvnc, type SshdBed, type XvncBed } from '../../bed';
 import { startHarness, type Harness } from '../../../src/harness/server';
+import { ProfileStore } from '../../../src/core/profiles/profileStore';
 import type { ProfileInput } from '../../../src/shared/contract';
 
 /**
@@ -161,6 +162,43 @@ describe('connect flow and viewer channel (real sshd, real Xvnc)', () => {
     expect((await c.call('connections.close', { connectionId })).ok).toBe(true);
     expect((await c.call('connections.list', {})).value).toEqual([]);
     c.close();
+  });
+
+  it('a profile imported with a ProxyCommand connects through it; the window can neither set one nor lose it by editing', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-harness-proxy-'));
+    const script = path.join(dir, 'proxy.cjs');
+    fs.writeFileSync(script, [
+      "const fs = require('node:fs'), net = require('node:net'), path = require('node:path');",
+      "fs.writeFileSync(path.join(process.argv[2], 'started-' + process.pid), '');",
+      'const s = net.connect(Number(process.argv[4]), process.argv[3]);',
+      'process.stdin.pipe(s); s.pipe(process.stdout);',
+      "s.on('close', () => process.exit(0)); s.on('error', () => process.exit(2));",
+    ].join('\n'));
+    // What "profiles import-ssh-config" stores for a Host with a ProxyCommand; HostName never resolves.
+    const store = new ProfileStore({ file: path.join(home, 'profiles.json'), notice: () => {} });
+    const stored = await store.add({
+      name: 'via-proxy', host: 'gpu.invalid', port: bed.port, user: bed.user, auth: { kind: 'key-file', path: bed.userKeyPath },
+      proxyCommand: `${process.execPath} ${script} ${dir} 127.0.0.1 %p`,
+    });
+    const c = await open(ipcUrl(), harness.origin);
+    const sneaky = await c.call('profiles.save', { profile: { ...profile('sneaky'), proxyCommand: 'touch /tmp/gd-pwned' } });
+    expect(sneaky.error?.code).toBe('IPC_BAD_INPUT');
+    const edited = await c.call('profiles.save', { profile: { ...profile('via-proxy', { host: 'gpu.invalid' }), id: stored.id, display: { number: 4 } } });
+    expect(edited.ok).toBe(true);
+    expect(await store.get('via-proxy')).toMatchObject({ display: { number: 4 }, proxyCommand: stored.proxyCommand });
+    const opening = c.call('connections.open', { profileId: stored.id });
+    const prompt = await Promise.race([
+      c.nextEvent('prompt'),
+      opening.then((r) => { throw new Error(`the connection ended without asking about the host key: ${JSON.stringify(r.error)}`); }),
+    ]);
+    expect(prompt).toMatchObject({ kind: 'hostKey', fingerprint: bed.hostKeyFingerprint, host: `[gpu.invalid]:${bed.port}` });
+    await c.call('prompts.answer', { promptId: prompt.promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
+    const conn = await opening;
+    expect(conn).toMatchObject({ ok: true, value: { state: 'ready' } });
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('started-'))).toHaveLength(1);
+    await c.call('connections.close', { connectionId: (conn.value as { id: string }).id });
+    c.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('a password login goes through the password prompt and the password appears in no log line', async () => {
