@@ -16,6 +16,7 @@ export const sshOptionSpec = {
   'known-hosts': { type: 'string' },
   'accept-new-host-key': { type: 'boolean' },
   'no-agent': { type: 'boolean' },
+  verbose: { type: 'boolean', short: 'v' },
 } as const;
 
 export const sshOptionHelp = [
@@ -28,6 +29,7 @@ export const sshOptionHelp = [
   '  --accept-new-host-key    save a new host\'s key without asking (StrictHostKeyChecking=accept-new;',
   '                           changed keys, and hosts known by a key of another type, are still refused)',
   '  --no-agent               do not use ssh-agent',
+  '  -v, --verbose            connection details on stderr (a ProxyCommand\'s own messages included)',
 ];
 
 export type SshOptionValues = {
@@ -39,6 +41,7 @@ export type SshOptionValues = {
   'known-hosts'?: string;
   'accept-new-host-key'?: boolean;
   'no-agent'?: boolean;
+  verbose?: boolean;
 };
 
 /**
@@ -129,6 +132,8 @@ export async function resolveDestination(
     ...(v['known-hosts'] ? { appKnownHostsFile: path.resolve(v['known-hosts']) } : {}),
     ...(v['no-agent'] ? { agent: false } : {}),
     ...(v['accept-new-host-key'] ? { strictHostKeyChecking: 'accept-new' as const } : {}),
+    // Like ssh -v: what the connection (and a ProxyCommand) says reaches the terminal only when asked.
+    ...(v.verbose ? { log: (line: string) => writeLine(io.stderr, `debug: ${line}`) } : {}),
     callbacks: terminalCallbacks(io),
   };
   return { options, defaults };

@@ -153,6 +153,12 @@ describe('gpu-desk tunnel through a ProxyCommand from ~/.ssh/config (issue 16 po
     r.proc.kill('SIGINT');
     expect(await r.exit).toBe(0);
     expect(r.stderr()).not.toContain('proxy-chatter');
+    // -v, as with ssh -v, shows the command's own messages.
+    const verbose = cli(['tunnel', 'proxied-gpu', '-v', '--display', String(xvnc.display), '--json', '--known-hosts', kh], { HOME: cliHome });
+    expect((await nextJson(verbose)).event).toBe('listening');
+    verbose.proc.kill('SIGINT');
+    expect(await verbose.exit).toBe(0);
+    expect(verbose.stderr()).toContain('debug: ProxyCommand: proxy-chatter: connecting');
   });
 });
 
