@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { format } from 'node:util';
 import { redactSecrets } from '../core/errors';
+import { escapeServerText } from '../core/serverText';
 
 /**
  * The main process's log, in the platform's log folder (app.getPath('logs')): one line per event,
@@ -41,7 +42,9 @@ export function redactLine(text: string): string {
 export function formatLine(level: Level, msg: string, args: unknown[], now = new Date()): string {
   const body = format(msg, ...args.map((a) => scrubValue(a)));
   // One event per line: embedded newlines (stack traces) are indented continuation lines.
-  return `${now.toISOString()} ${level.toUpperCase().padEnd(5)} ${redactLine(body).replace(/\r?\n/g, '\n    ')}\n`;
+  // Lines carry server text (disconnect reasons, banners): escaped so `tail -f` or the development
+  // echo on stderr cannot be driven by a server's escape sequences.
+  return `${now.toISOString()} ${level.toUpperCase().padEnd(5)} ${escapeServerText(redactLine(body)).replace(/\n/g, '\n    ')}\n`;
 }
 
 export interface LoggerOptions {

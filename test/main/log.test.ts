@@ -34,6 +34,15 @@ describe('main-process log', () => {
     expect(statSync(log.file).mode & 0o077).toBe(0);
   });
 
+  it('server text in a line is written with control characters escaped (issue 16.5)', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'gd-log-'));
+    const log = createLogger({ dir });
+    log.warn('ssh error: %s', 'Disconnected: \x1b]0;owned\x07\u009b2J bye\r\nnext');
+    const text = readFileSync(log.file, 'utf8');
+    expect(text).toContain('ssh error: Disconnected: \\033]0;owned\\007\\302\\2332J bye\n    next\n');
+    for (const c of ['\x1b', '\x07', '\u009b', '\r']) expect(text).not.toContain(c);
+  });
+
   it('rotates past the size limit and keeps one old file', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'gd-log-'));
     const log = createLogger({ dir, maxBytes: 2000 });
