@@ -102,8 +102,9 @@ export const methods = {
   /** Create (no id) or update (id of an existing profile). */
   'profiles.save': m(z.strictObject({ profile: profileInputSchema }), out<Profile>()),
   'profiles.remove': m(z.strictObject({ id }), out<void>()),
-  'profiles.sshConfigHosts': m(z.strictObject({ path: text(4096).optional() }), out<SshConfigHost[]>()),
-  'profiles.importSshConfig': m(z.strictObject({ aliases: z.array(host).min(1).max(200), path: text(4096).optional() }), out<SshImportResult>()),
+  /** Always the main process's own ssh config: a window never names a file for the main process to read. */
+  'profiles.sshConfigHosts': m(empty, out<SshConfigHost[]>()),
+  'profiles.importSshConfig': m(z.strictObject({ aliases: z.array(host).min(1).max(200) }), out<SshImportResult>()),
 
   'connections.list': m(empty, out<ConnectionView[]>()),
   /** Starts connecting; prompts arrive as `prompt` events; resolves once ready (or rejects). */

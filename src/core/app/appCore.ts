@@ -92,8 +92,8 @@ export class AppCore {
         for (const l of [...this.live.values()]) if (l.profile.id === id) await this.close(l.id);
         await this.deps.profiles.remove(p.name);
       },
-      'profiles.sshConfigHosts': async ({ path }) => listSshConfigHosts(this.deps.profiles, path ?? this.deps.sshConfigPath ?? undefined),
-      'profiles.importSshConfig': async ({ aliases, path }) => importSshConfigHosts(this.deps.profiles, aliases, path ?? this.deps.sshConfigPath ?? undefined),
+      'profiles.sshConfigHosts': async () => listSshConfigHosts(this.deps.profiles, this.deps.sshConfigPath ?? undefined),
+      'profiles.importSshConfig': async ({ aliases }) => importSshConfigHosts(this.deps.profiles, aliases, this.deps.sshConfigPath ?? undefined),
       'connections.list': async () => [...this.live.values()].map((l) => this.view(l)),
       'connections.open': ({ profileId }) => this.open(profileId),
       'connections.close': ({ connectionId }) => this.close(connectionId),

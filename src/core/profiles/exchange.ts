@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { GpuDeskError } from '../errors';
 import { makeProfile, mergeImported, type ImportResult, type NewProfile, type ProfileStore } from './profileStore';
 import { describeZodError, profileSchema, SCHEMA_VERSION, type Profile } from './schema';
+import { jsonSyntaxWhere } from './jsonText';
 
 /**
  * Profiles moved between machines. Only what is in the profiles file travels (it never holds a
@@ -48,7 +49,7 @@ export async function importProfiles(store: ProfileStore, text: string, opts: { 
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new GpuDeskError('PROFILE_INVALID', `${source} is not valid JSON (${(e as Error).message.split('\n')[0]})`, 'pass a file written by "gpu-desk profiles export"');
+    throw new GpuDeskError('PROFILE_INVALID', `${source} is not valid JSON (${jsonSyntaxWhere(e, text)})`, 'pass a file written by "gpu-desk profiles export"');
   }
   const head = exportSchema.safeParse(raw);
   if (!head.success) throw new GpuDeskError('PROFILE_INVALID', `${source}: ${describeZodError(head.error)}`, 'pass a file written by "gpu-desk profiles export"');

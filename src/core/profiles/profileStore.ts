@@ -5,6 +5,7 @@ import { GpuDeskError, isGpuDeskError } from '../errors';
 import { appPaths, ensureDir } from './appPaths';
 import { writeFileAtomic } from './atomicFile';
 import { withFileLock, type LockOptions } from './fileLock';
+import { jsonSyntaxWhere } from './jsonText';
 import { migrate } from './migrations';
 import {
   describeZodError,
@@ -147,7 +148,7 @@ export class ProfileStore {
     try {
       raw = JSON.parse(text);
     } catch (e) {
-      return { ok: false, reason: `not valid JSON (${(e as Error).message.split('\n')[0]})` };
+      return { ok: false, reason: `not valid JSON (${jsonSyntaxWhere(e, text)})` };
     }
     // A newer app's file throws here: refusing beats rewriting fields we do not understand.
     const { doc, from } = migrate(raw, file);

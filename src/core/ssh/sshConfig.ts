@@ -309,7 +309,8 @@ function parseText(text: string, file: string): Line[] {
   try {
     return SSHConfigParser.parse(text) as unknown as Line[];
   } catch (e) {
-    throw new GpuDeskError('BAD_SSH_CONFIG', `${file} could not be parsed: ${(e as Error).message}`, `fix the line in ${file} or pass --ssh-config none`);
+    // The parser's message quotes the offending text: name the kind of fault, never the file's content.
+    throw new GpuDeskError('BAD_SSH_CONFIG', `${file} could not be parsed (${/line break/i.test((e as Error).message) ? 'a quote is not closed' : 'a Match line lacks a value'})`, `fix the line in ${file} or pass --ssh-config none`);
   }
 }
 
@@ -321,7 +322,8 @@ function validateLines(text: string, file: string): void {
     if (!line || line.startsWith('#')) return;
     const m = /^([A-Za-z][A-Za-z0-9]*)(?:\s*=\s*|\s+)(.*)$/.exec(line);
     if (!m) {
-      throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: "${line.slice(0, 60)}" is not "Keyword value"`, `fix or remove line ${i + 1} of ${file}`);
+      // Never quote the line: the file may not be an ssh config at all, and errors reach logs and windows.
+      throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1} is not "Keyword value"`, `fix or remove line ${i + 1} of ${file}`);
     }
     const key = m[1].toLowerCase();
     const value = m[2].trim();
@@ -329,10 +331,10 @@ function validateLines(text: string, file: string): void {
       throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: ${m[1]} needs ${key === 'include' ? 'a path' : 'a pattern'}`, `fix line ${i + 1} of ${file}`);
     }
     if (key === 'stricthostkeychecking' && !(value.replace(/^"|"$/g, '').toLowerCase() in STRICT_VALUES)) {
-      throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: StrictHostKeyChecking "${value.slice(0, 30)}" is not yes, no, ask or accept-new`, `fix line ${i + 1} of ${file}`);
+      throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: the value of StrictHostKeyChecking is not yes, no, ask or accept-new`, `fix line ${i + 1} of ${file}`);
     }
     if (NUMERIC.has(key) && !/^\d+$/.test(value.replace(/^"|"$/g, ''))) {
-      throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: ${m[1]} "${value}" is not a number`, `fix line ${i + 1} of ${file}`);
+      throw new GpuDeskError('BAD_SSH_CONFIG', `${file} line ${i + 1}: the value of ${m[1]} is not a number`, `fix line ${i + 1} of ${file}`);
     }
   });
 }

@@ -99,6 +99,23 @@ describe('harness IPC socket', () => {
     expect((await c.call('prompts.answer', { promptId: 'nope', answer: { kind: 'secret', value: 'x'.repeat(5000) } })).error?.code).toBe('IPC_BAD_INPUT');
     c.close();
   });
+
+  it('a window cannot name a file for the main process to read as an ssh config', async () => {
+    // What a compromised renderer would point at: its first line used to come back in the error.
+    const target = path.join(home, 'not-an-ssh-config');
+    fs.writeFileSync(target, 'root:$y$j9T$TOPSECRETHASH:19000:0:99999:7:::\n');
+    const c = await open(ipcUrl(), harness.origin);
+    for (const [method, input] of [
+      ['profiles.sshConfigHosts', { path: target }],
+      ['profiles.importSshConfig', { aliases: ['root'], path: target }],
+    ] as const) {
+      const r = await c.call(method, input);
+      expect(r.error?.code, method).toBe('IPC_BAD_INPUT');
+      expect(JSON.stringify(r)).not.toContain('TOPSECRET');
+    }
+    c.close();
+    expect(logs.join('\n')).not.toContain('TOPSECRET');
+  });
 });
 
 describe('harness static files', () => {

@@ -51,7 +51,11 @@ describe('profile export/import', () => {
     const before = fs.readFileSync(b.file, 'utf8');
     const good = { name: 'ok', host: 'h' };
     const bad: [string, RegExp][] = [
-      ['{nope', /not valid JSON/],
+      ['{nope', /not valid JSON \(line 1, column 2\)/],
+      ['', /not valid JSON \(it ends too early\)/],
+      // V8's own message would quote the start of the text.
+      ['root:$y$j9T$TOPSECRET:19000:0:::', /not valid JSON \(not JSON from the start\)/],
+      ['{"format": "gpu-desk-profiles",\n "TOPSECRET', /not valid JSON \(line 2, column \d+\)/],
       [JSON.stringify({ profiles: [] }), /not a gpu-desk profiles export/],
       [JSON.stringify({ format: 'gpu-desk-profiles', schemaVersion: 99, profiles: [] }), /newer gpu-desk/],
       [JSON.stringify({ format: 'gpu-desk-profiles', schemaVersion: 1, profiles: [good, { name: 'z', host: 'h', port: 0 }] }), /profile "z": port: port must be between 1 and 65535/],
@@ -61,6 +65,7 @@ describe('profile export/import', () => {
       const e = await importProfiles(b, text).then(() => null, (err) => err);
       expect(e?.code).toBe('PROFILE_INVALID');
       expect(e.message).toMatch(re);
+      expect(e.message).not.toContain('TOPSECRET');
       expect(fs.readFileSync(b.file, 'utf8')).toBe(before);
     }
   });

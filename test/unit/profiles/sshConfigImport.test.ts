@@ -84,10 +84,10 @@ describe('import from ~/.ssh/config', () => {
     await store.add({ name: 'keep', host: 'k' });
     const before = fs.readFileSync(store.file, 'utf8');
     const cases: [string, RegExp][] = [
-      ['Host x\n  HostName y\n  Port abc\n', /config line 3: Port "abc" is not a number/],
-      ['Host\n  HostName y\n', /config line 1: .*Host/],
+      ['Host x\n  HostName y\n  Port abc\n', /config line 3: the value of Port is not a number/],
+      ['Host\n  HostName y\n', /config line 1 is not "Keyword value"/],
       ['Host "x\n  HostName y\n', /could not be parsed/],
-      ['Host x\n  ="y"\n', /config line 2: .* is not "Keyword value"/],
+      ['Host x\n  ="y"\n', /config line 2 is not "Keyword value"/],
     ];
     for (const [text, re] of cases) {
       fs.writeFileSync(cfg, text);
@@ -97,6 +97,13 @@ describe('import from ~/.ssh/config', () => {
       expect(e.message).toMatch(re);
       expect(e.message).not.toContain('\n');
       expect(fs.readFileSync(store.file, 'utf8')).toBe(before);
+    }
+    // Whatever the file holds, the error names a line, never its text.
+    for (const text of ['root:$y$j9T$TOPSECRET:19000:0:99999:7:::\n', 'Host x\n  Port TOPSECRET\n', 'Host x\n  StrictHostKeyChecking TOPSECRET\n', 'Host "TOPSECRET\n']) {
+      fs.writeFileSync(cfg, text);
+      const e = await importSshConfig(store, { file: cfg }).then(() => null, (err) => err);
+      expect(e?.code, text).toBe('BAD_SSH_CONFIG');
+      expect(JSON.stringify(e.toJSON()), text).not.toContain('TOPSECRET');
     }
     const missing = await importSshConfig(store, { file: path.join(dir, 'none') }).then(() => null, (err) => err);
     expect(missing.code).toBe('BAD_SSH_CONFIG');
