@@ -168,7 +168,10 @@ export type VncFlavor = 'turbovnc' | 'tigervnc' | null;
 
 export interface VncSessionView {
   display: number;
-  port: number;
+  /** TCP port on the server's loopback; null for a session on a Unix socket only. */
+  port: number | null;
+  /** The session's Unix socket on the server (TurboVNC -rfbunixpath), else null. */
+  unixPath: string | null;
   pid: number | null;
   flavor: VncFlavor;
   /** true: loopback only; false: reachable from the network; null: unknown. */
@@ -249,7 +252,9 @@ export interface ViewerTicket {
   /** ws:// URL on 127.0.0.1 with a one-use token; only this page may use it (Origin-checked). */
   url: string;
   display: number;
-  remotePort: number;
+  /** TCP port on the server's loopback, or null when the session is reached through its Unix socket. */
+  remotePort: number | null;
+  remoteSocket: string | null;
   flavor: VncFlavor;
   /** The session's VNC password, when it has one: kept in memory by the viewer only. */
   vncPassword: string | null;
@@ -270,6 +275,8 @@ export interface TunnelView {
   localPort: number;
   display: number;
   remotePort: number;
+  /** Set when the display is reached through the session's Unix socket on the server instead of remotePort. */
+  remoteSocket?: string;
   forwards: (ForwardSpec & { url: string | null })[];
   bytesIn: number;
   bytesOut: number;

@@ -309,8 +309,9 @@ export class AppCore {
       const otp = await this.deps.remote.oneTimePassword(conn, display).catch(() => null);
       if (otp) l.vncPasswords.set(display, { password: otp, once: true });
     }
-    const remotePort = 5900 + display;
-    const ticket = this.deps.hub.register((): Promise<Duplex> => conn.forwardOut('127.0.0.1', remotePort));
+    const at = await this.deps.remote.endpoint(conn, display);
+    const remotePort = at.kind === 'tcp' ? at.port : null;
+    const ticket = this.deps.hub.register((): Promise<Duplex> => (at.kind === 'unix' ? conn.forwardOutUnix(at.path) : conn.forwardOut(at.host, at.port)));
     this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters });
     const pw = l.vncPasswords.get(display) ?? null;
     if (pw?.once) l.vncPasswords.delete(display);
@@ -319,6 +320,7 @@ export class AppCore {
       url: `${this.deps.channelBase()}${ticket.path}`,
       display,
       remotePort,
+      remoteSocket: at.kind === 'unix' ? at.path : null,
       flavor: l.flavor,
       vncPassword: pw?.password ?? null,
     };
@@ -331,7 +333,8 @@ export class AppCore {
 
   private async openTunnel({ connectionId, display, localPort, forwards }: ParsedInput<'tunnels.open'>): Promise<TunnelView> {
     const l = this.ready(connectionId);
-    const info = await l.tunnels!.openDisplay(display, { localPort });
+    const at = await this.deps.remote.endpoint(l.conn!, display);
+    const info = await l.tunnels!.openDisplay(display, { localPort, ...(at.kind === 'unix' ? { remoteSocket: at.path } : { remoteHost: at.host }) });
     const fids: string[] = [];
     try {
       for (const f of forwards ?? l.profile.forwards) fids.push((await l.tunnels!.openForward({ localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort })).id);
@@ -373,6 +376,7 @@ export class AppCore {
           localPort: info.localPort,
           display: info.display ?? info.remotePort - 5900,
           remotePort: info.remotePort,
+          ...(info.remoteSocket ? { remoteSocket: info.remoteSocket } : {}),
           forwards,
           bytesIn: st.bytesIn,
           bytesOut: st.bytesOut,

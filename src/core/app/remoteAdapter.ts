@@ -1,11 +1,11 @@
 import { parseNvidiaSmiCsv } from '../remote/parsers';
-import { applyPlan, buildSetupPlan, killSession, listSessions, newOneTimePassword, probeServer, shellCommand, startSession } from '../remote';
+import { applyPlan, buildSetupPlan, killSession, listSessions, newOneTimePassword, probeServer, sessionEndpoint, shellCommand, startSession } from '../remote';
 import type { RemoteOps } from './remoteOps';
 
 const GPU_QUERY = ['nvidia-smi', '--query-gpu=index,name,uuid,memory.total,memory.used,utilization.gpu,driver_version', '--format=csv,noheader,nounits'];
 
 export interface RemoteAdapterOptions {
-  /** Install prefix of VirtualGL/TurboVNC (default /opt); tests point it at shims. */
+  /** Install prefix of VirtualGL/TurboVNC (default /opt). */
   optRoot?: string;
 }
 
@@ -23,6 +23,7 @@ export function remoteOps(opts: RemoteAdapterOptions = {}): RemoteOps {
     startSession: (s, o) => startSession(s, { ...o, optRoot }),
     killSession: (s, display) => killSession(s, display, { optRoot }),
     oneTimePassword: (s, display) => newOneTimePassword(s, display, { optRoot }),
+    endpoint: (s, display) => sessionEndpoint(s, display, { optRoot }),
     plan: async (s, o) => buildSetupPlan(await probeServer(s, { optRoot }), { optRoot, ...o }),
     apply: (s, plan, o) => applyPlan(s, plan, { sudoPassword: o.sudoPassword ?? undefined, onProgress: o.onProgress }),
   };

@@ -1,4 +1,6 @@
 import type { SshSession } from '../ssh/types';
+import type { SessionEndpoint } from '../remote/vncSessions';
+import type { ApplyResult, PlanProgress, ServerReport, SetupPlan, StartedSession, VncSessionInfo, GpuInfo } from '../remote/types';
 
 /** The plan's choices made in the app's set-up step (a package mirror, unverified packages allowed). */
 export interface SetupOptions {
@@ -7,7 +9,6 @@ export interface SetupOptions {
   /** Desktop to install when the server has none. */
   windowManager?: 'xfce' | 'openbox';
 }
-import type { ApplyResult, PlanProgress, ServerReport, SetupPlan, StartedSession, VncSessionInfo, GpuInfo } from '../remote/types';
 
 /**
  * What the app needs from src/core/remote (issue 3's probe, plan and sessions), as one seam so the
@@ -21,6 +22,9 @@ export interface RemoteOps {
   killSession(s: SshSession, display: number): Promise<void>;
   /** TurboVNC: a fresh one-time password for a running session (each works for one connection). */
   oneTimePassword(s: SshSession, display: number): Promise<string>;
+  /** Where display :n is reached on the server: the session's Unix socket, else its TCP port. */
+  endpoint(s: SshSession, display: number): Promise<SessionEndpoint>;
+  plan(s: SshSession): Promise<SetupPlan>;
   plan(s: SshSession, opts?: SetupOptions): Promise<SetupPlan>;
   apply(s: SshSession, plan: SetupPlan, opts: { sudoPassword: string | null; onProgress(p: PlanProgress): void }): Promise<ApplyResult>;
 }

@@ -11,7 +11,7 @@ export function gpuView(g: GpuInfo): GpuView {
 }
 
 export function sessionView(s: VncSessionInfo): VncSessionView {
-  return { display: s.display, port: s.port, pid: s.pid, flavor: s.flavor, localhostOnly: s.localhostOnly };
+  return { display: s.display, port: s.port, unixPath: s.unixPath, pid: s.pid, flavor: s.flavor, localhostOnly: s.localhostOnly };
 }
 
 export function reportView(r: ServerReport): ServerReportView {

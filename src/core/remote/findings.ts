@@ -23,8 +23,10 @@ function driverFix(r: ReportFacts): string {
 export function computeFindings(r: ReportFacts): Finding[] {
   const out: Finding[] = [];
   const gpuReady = r.nvidia.driverLoaded && r.gpus.length > 0;
+  // An AMD or Intel GPU that VirtualGL can render on through Mesa needs no NVIDIA driver.
+  const otherGpu = r.virtualgl.eglDevices.some((d) => d.kind === 'gpu' && d.gpuVendor !== 'nvidia');
 
-  if (!r.nvidia.driverLoaded) {
+  if (!r.nvidia.driverLoaded && !otherGpu) {
     out.push({
       severity: 'error',
       code: 'NO_NVIDIA_DRIVER',
@@ -62,7 +64,7 @@ export function computeFindings(r: ReportFacts): Finding[] {
   }
 
   // EGL is possible when the driver is new enough and exposes a DRI card; otherwise only GLX via a 3D X server.
-  const eglPossible = gpuReady && (driverMajor(r.nvidia.driverVersion) ?? 0) >= 450 && r.dri.some((d) => d.kind === 'card');
+  const eglPossible = otherGpu || (gpuReady && (driverMajor(r.nvidia.driverVersion) ?? 0) >= 450 && r.dri.some((d) => d.kind === 'card'));
   const onlyGlx = gpuReady && (!eglPossible || (r.virtualgl.installed && !r.virtualgl.hasEglBackend));
   if (onlyGlx && !r.xserver.accessible) {
     out.push({
@@ -98,13 +100,32 @@ export function computeFindings(r: ReportFacts): Finding[] {
     });
   }
 
+  const egl = r.virtualgl.eglDevices.find((d) => d.id === r.virtualgl.eglDevice);
+  if (r.virtualgl.eglUsable && egl?.kind === 'software') {
+    const cards = r.dri.filter((d) => d.kind === 'card');
+    const why = !r.nvidia.driverLoaded && cards.length === 0
+      ? 'no GPU driver is loaded, so Mesa offers only its software rasteriser'
+      : cards.length > 0 && !cards.some((c) => c.accessible)
+        ? `${r.user} cannot open ${cards[0].path}, so the GPU's EGL device is not offered to this account`
+        : 'no GPU offers an EGL device to this account';
+    out.push({
+      severity: 'warning',
+      code: 'EGL_SOFTWARE_RENDERER',
+      message: `VirtualGL's EGL device ${egl.id} is ${egl.renderer ?? 'a software renderer'}, a software renderer: 3D programs in the desktop would render on the CPU, not a GPU, because ${why}. They still work, but slowly.`,
+      fix: cards.length > 0 && !cards.some((c) => c.accessible)
+        ? `Run \`sudo /opt/VirtualGL/bin/vglserver_config -config +egl\` and \`sudo usermod -aG vglusers ${r.user}\`, then log in again`
+        : driverFix(r),
+      planStep: cards.length > 0 && !cards.some((c) => c.accessible) ? 'virtualgl-egl' : undefined,
+    });
+  }
+
   for (const s of r.sessions) {
     if (s.localhostOnly === false) {
       const where = s.listenAddresses.filter((a) => !/^127\.|^::1$/.test(a)).join(', ');
       out.push({
         severity: 'error',
         code: 'SESSION_LISTENS_ON_ALL_INTERFACES',
-        message: `VNC session :${s.display} accepts connections from the network on port ${s.port} (${where}): anyone who can reach the server can try its password.`,
+        message: `VNC session :${s.display} accepts connections from the network on port ${s.port ?? '?'} (${where}): anyone who can reach the server can try its password.`,
         fix: `Stop it (\`gpu-desk sessions <server> kill ${s.display}\`) and start a new one with gpu-desk, which always binds to localhost and goes through SSH`,
       });
     }

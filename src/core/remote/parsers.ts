@@ -184,19 +184,82 @@ export function parseTigerVncList(text: string): ListedSession[] {
   return out;
 }
 
-/** TurboVNC `vncserver -list`: "X DISPLAY #\tPROCESS ID[\tNOVNC PROCESS ID]" then ":1\t\t12345[\t\t12399]". */
+/**
+ * TurboVNC `vncserver -list`. Cells are separated by two tabs and an empty cell stays empty, so the
+ * columns are found by splitting on tab pairs, not on whitespace:
+ *  3.x:  "X DISPLAY #\tPROCESS ID\tNOVNC PID\tUDS PATH" then ":1\t\t12345\t\t[noVNC pid]\t\t[socket path]"
+ *  2.2:  "X DISPLAY #\tPROCESS ID" then ":1\t\t12345"
+ */
 export function parseTurboVncList(text: string): ListedSession[] {
   const lines = text.split('\n');
   const header = lines.findIndex((l) => /^X DISPLAY #/.test(l));
   if (header < 0) return [];
   const out: ListedSession[] = [];
   for (const raw of lines.slice(header + 1)) {
-    const parts = raw.trim().split(/\s+/);
-    const m = /^:(\d+)$/.exec(parts[0] ?? '');
-    if (!m || !/^\d+$/.test(parts[1] ?? '')) continue;
-    out.push({ display: Number(m[1]), port: null, pid: Number(parts[1]), unixPath: null });
+    const cells = raw.replace(/\s+$/, '').split('\t\t').map((c) => c.trim());
+    const m = /^:(\d+)$/.exec(cells[0] ?? '');
+    if (!m || !/^\d+$/.test(cells[1] ?? '')) continue;
+    const uds = cells[3] ?? '';
+    out.push({ display: Number(m[1]), port: null, pid: Number(cells[1]), unixPath: uds.startsWith('/') ? uds : null });
   }
   return out;
+}
+
+/**
+ * The probe's "vncproc" section: "<pid> <executable>" for each of the account's processes whose
+ * executable looks like an X VNC server (from /proc/<pid>/exe). Both flavours' `-list` commands report
+ * every session whose pid file sits in the shared ~/.vnc, so the executable is what tells them apart.
+ */
+export function parseVncProcesses(text: string): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const raw of text.split('\n')) {
+    const m = /^(\d+)\s+(\/\S.*)$/.exec(raw.trim());
+    if (m) out.set(Number(m[1]), m[2].replace(/ \(deleted\)$/, ''));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- VirtualGL eglinfo
+
+export interface EglDeviceListed {
+  /** VirtualGL's EGL device ID ("egl0"), what `vglrun -d` and VGL_DISPLAY take. */
+  id: string;
+  /** The DRI device behind it, when the EGL implementation reports one. */
+  driPath: string | null;
+}
+
+/** `eglinfo -e` (VirtualGL ≥ 3.1): "EGL device ID: egl0 or egl, DRI device path: /dev/dri/card1" per usable device. */
+export function parseEglDeviceList(text: string): EglDeviceListed[] {
+  const out: EglDeviceListed[] = [];
+  for (const raw of text.split('\n')) {
+    const m = /^EGL device ID:\s*(egl\d+)(?: or egl)?(?:,\s*DRI device path:\s*(\S+))?\s*$/.exec(raw.trim());
+    if (m) out.push({ id: m[1], driPath: m[2] ?? null });
+  }
+  return out;
+}
+
+export interface EglDeviceProbed extends EglDeviceListed {
+  vendor: string | null;
+  renderer: string | null;
+}
+
+/**
+ * The probe's "egl" section: "@@listed" when `eglinfo -e` ran, its list, then "@@dev <id>" and that
+ * device's `eglinfo <id> -B` header lines ("OpenGL vendor string: …", "OpenGL renderer string: …").
+ * null when VirtualGL's eglinfo could not list devices (not installed, or older than 3.1).
+ */
+export function parseEglProbe(text: string): EglDeviceProbed[] | null {
+  if (!text.includes('@@listed')) return null;
+  const [list, ...blocks] = text.replace('@@listed', '').split(/^@@dev /m);
+  const details = new Map<string, string>();
+  for (const b of blocks) {
+    const nl = b.indexOf('\n');
+    details.set((nl < 0 ? b : b.slice(0, nl)).trim(), nl < 0 ? '' : b.slice(nl + 1));
+  }
+  return parseEglDeviceList(list).map((d) => {
+    const g = parseGlxinfo(details.get(d.id) ?? '');
+    return { ...d, vendor: g.vendor, renderer: g.renderer };
+  });
 }
 
 // ---------------------------------------------------------------- listeners
@@ -262,6 +325,22 @@ export function parseProcNetTcp(text: string): Listener[] {
     const [addrHex, portHex] = f[1].split(':');
     const address = addrHex.length === 8 ? hexToIpv4(addrHex) : hexToIpv6(addrHex);
     out.push({ address, port: parseInt(portHex, 16), pid: null, process: null });
+  }
+  return out;
+}
+
+/**
+ * /proc/net/unix: the paths of listening Unix sockets ("Num RefCount Protocol Flags Type St Inode Path";
+ * flag __SO_ACCEPTCON, 0x10000, marks a listener). Abstract sockets ("@…") are left out.
+ */
+export function parseProcNetUnixListening(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split('\n')) {
+    const f = raw.trim().split(/\s+/);
+    if (f.length < 8 || !/^[0-9a-f]+:$/i.test(f[0])) continue;
+    if ((parseInt(f[3], 16) & 0x10000) === 0) continue;
+    const p = f.slice(7).join(' ');
+    if (p.startsWith('/')) out.push(p);
   }
   return out;
 }

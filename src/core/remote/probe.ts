@@ -9,30 +9,31 @@ import {
   parseNvidiaSmiCsv,
   parseOsRelease,
   parseProcNetTcp,
+  parseEglProbe,
   parseSsListeners,
-  parseTigerVncList,
-  parseTurboVncList,
   parseXvncVersion,
   splitSections,
-  type Listener,
-  type ListedSession,
+  isSoftwareRenderer,
+  type EglDeviceProbed,
 } from './parsers';
 import { buildProbeCommand, NVIDIA_SMI_QUERY } from './probeScript';
+import { sessionsFromSections } from './sessionTable';
 import { shellCommand } from './shellQuote';
 import type {
   DriDevice,
+  EglDevice,
   GpuInfo,
+  GpuVendor,
   ServerReport,
   SudoState,
   VirtualGLInfo,
   VncFlavor,
   VncInfo,
-  VncSessionInfo,
   XServerInfo,
 } from './types';
 
 export interface ProbeOptions {
-  /** Install prefix holding VirtualGL/ and TurboVNC/ (default /opt). Tests point it at shims. */
+  /** Install prefix holding VirtualGL/ and TurboVNC/ (default /opt). */
   optRoot?: string;
   timeoutMs?: number;
 }
@@ -92,14 +93,11 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
     return { path, kind: path.includes('renderD') ? 'render' : 'card', group: group || null, accessible: access === 'rw' };
   });
 
-  const virtualgl = vglInfo(lines('vgl'), groups, user, nvidia.driverLoaded, nvidia.driverVersion, dri);
+  const virtualgl = vglInfo(lines('vgl'), parseEglProbe(s.egl ?? ''), groups, user, nvidia.driverLoaded, nvidia.driverVersion, dri);
   const xserver = xInfo(s.x0 ?? '');
   const vnc = vncInfo(s.turbo ?? '', s.tiger ?? '');
   const listeners = (s.listen ?? '').includes('@@proc') ? parseProcNetTcp(s.listen ?? '') : parseSsListeners(s.listen ?? '');
-  const sessions = [
-    ...attachListeners(parseTurboVncList(s.turbolist ?? ''), 'turbovnc', listeners),
-    ...attachListeners(parseTigerVncList(s.tigerlist ?? ''), 'tigervnc', listeners),
-  ].sort((a, b) => a.display - b.display);
+  const sessions = sessionsFromSections(s, vnc.turbovnc.binDir);
 
   const ownPorts = new Set(sessions.map((x) => x.port));
   const exposed = new Map<number, Set<string>>();
@@ -133,8 +131,16 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
   return { ...partial, findings: computeFindings(partial) };
 }
 
+function classifyEglDevice(d: EglDeviceProbed): EglDevice {
+  const both = `${d.vendor ?? ''} ${d.renderer ?? ''}`;
+  const gpuVendor: GpuVendor | null = /nvidia/i.test(both) ? 'nvidia' : /\bamd\b|radeon|ati technologies/i.test(both) ? 'amd' : /intel/i.test(both) ? 'intel' : null;
+  const kind = isSoftwareRenderer(d.renderer) ? 'software' : gpuVendor ? 'gpu' : 'unknown';
+  return { ...d, kind, gpuVendor: kind === 'software' ? null : gpuVendor };
+}
+
 function vglInfo(
   l: string[],
+  probed: EglDeviceProbed[] | null,
   groups: string[],
   user: string,
   driverLoaded: boolean,
@@ -146,20 +152,32 @@ function vglInfo(
   const hasEglBackend = l.includes('eglinfo') || (driverMajor(version) ?? 0) >= 3;
   const vglusersGroup = l.includes('group');
   const userInVglusers = groups.includes('vglusers');
+  const eglDevices = bin && hasEglBackend && probed ? probed.map(classifyEglDevice) : [];
+  // A GPU first; a device of unknown make before the CPU rasteriser.
+  const chosen = eglDevices.find((d) => d.kind === 'gpu') ?? eglDevices.find((d) => d.kind === 'unknown') ?? eglDevices[0] ?? null;
   const cards = dri.filter((d) => d.kind === 'card');
   let eglReason: string;
   let eglUsable = false;
   if (!bin) eglReason = 'VirtualGL is not installed';
   else if (!hasEglBackend) eglReason = 'this VirtualGL is older than 3.0 and has no EGL back end';
-  else if (!driverLoaded) eglReason = 'no NVIDIA driver is loaded';
+  else if (chosen) {
+    eglUsable = true;
+    const what = chosen.renderer ? ` (${chosen.renderer})` : '';
+    eglReason = chosen.kind === 'software'
+      ? `renders on ${chosen.id}${what}, a software renderer: on the CPU, not a GPU`
+      : `renders on ${chosen.id}${what}${chosen.driPath ? ` through ${chosen.driPath}` : ''}`;
+  } else if (!driverLoaded) eglReason = 'no GPU driver offers an EGL device (no NVIDIA driver is loaded)';
   else if ((driverMajor(driverVersion) ?? 0) < 450) eglReason = `NVIDIA driver ${driverVersion ?? '?'} is too old for EGL device rendering (450 or newer)`;
   else if (cards.length === 0) eglReason = 'no /dev/dri/card* device (the nvidia-drm kernel module is not loaded)';
   else if (!cards.some((c) => c.accessible)) eglReason = `${user || 'this account'} cannot open ${cards[0].path} (add it to the vglusers group)`;
+  else if (probed) eglReason = 'VirtualGL\'s eglinfo -e lists no EGL device for this account';
   else {
+    // An eglinfo without -e (VirtualGL 3.0): judge by the NVIDIA driver and its card, as VirtualGL documents.
     eglUsable = true;
     eglReason = `renders through ${cards.find((c) => c.accessible)!.path}`;
   }
-  return { installed: bin !== null, version, binDir: bin, hasEglBackend, vglusersGroup, userInVglusers, eglUsable, eglReason };
+  const eglDevice = chosen?.id ?? (eglUsable ? 'egl' : null);
+  return { installed: bin !== null, version, binDir: bin, hasEglBackend, vglusersGroup, userInVglusers, eglDevices, eglDevice, eglUsable, eglReason };
 }
 
 function xInfo(text: string): XServerInfo {
@@ -191,22 +209,4 @@ function vncInfo(turboText: string, tigerText: string): VncInfo {
     turbovnc,
     tigervnc,
   };
-}
-
-/** Match each listed session with the sockets its Xvnc listens on (by pid when known, else by port). */
-export function attachListeners(list: ListedSession[], flavor: VncFlavor, listeners: Listener[]): VncSessionInfo[] {
-  return list.map((l) => {
-    const byPid = l.pid !== null ? listeners.filter((x) => x.pid === l.pid) : [];
-    const port = l.port ?? byPid[0]?.port ?? 5900 + l.display;
-    const mine = byPid.length > 0 ? byPid.filter((x) => x.port === port) : listeners.filter((x) => x.port === port);
-    const listenAddresses = [...new Set(mine.map((x) => x.address))];
-    return {
-      display: l.display,
-      port,
-      pid: l.pid,
-      flavor,
-      localhostOnly: listenAddresses.length === 0 ? null : listenAddresses.every(isLoopbackAddress),
-      listenAddresses,
-    };
-  });
 }

@@ -1,4 +1,4 @@
-import { SECTION_MARK } from './parsers';
+import { SECTION_HELPERS, SESSION_SECTIONS_SCRIPT } from './sessionTable';
 import { shScript } from './shellQuote';
 
 /**
@@ -21,8 +21,7 @@ const SCRIPT = `
 export LC_ALL=C
 PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"
 O="\${1:-/opt}"
-m() { printf '\\n${SECTION_MARK}%s\\n' "$1"; }
-to() { if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; "$@"; fi; }
+${SECTION_HELPERS}
 m os; cat /etc/os-release 2>/dev/null || cat /usr/lib/os-release 2>/dev/null
 m uname; uname -m; uname -r; uname -n
 m id; id -un; id -u; id -nG
@@ -53,6 +52,21 @@ ver=$(dpkg-query -W -f='\${Version}' virtualgl 2>/dev/null) || ver=
 [ -n "$ver" ] || { ver=$(rpm -q --qf '%{VERSION}' VirtualGL 2>/dev/null) || ver=; }
 [ -n "$ver" ] && echo "version $ver"
 getent group vglusers >/dev/null 2>&1 && echo "group"
+m egl
+# VirtualGL's own list of the EGL devices this account can open, then each one's vendor and renderer
+# (in parallel: each makes a GL context, about half a second).
+if [ -x "$V/eglinfo" ]; then
+  # "@@listed": this eglinfo knows -e (VirtualGL ≥ 3.1), so an empty list means no usable device.
+  E=$(to 10 "$V/eglinfo" -e 2>&1) && echo "@@listed"
+  printf '%s\\n' "$E"
+  D=$(printf '%s\\n' "$E" | sed -n 's/^EGL device ID: \\(egl[0-9]*\\).*/\\1/p')
+  t=$(mktemp -d 2>/dev/null) && {
+    for d in $D; do to 10 "$V/eglinfo" "$d" -B >"$t/$d" 2>&1 & done
+    wait
+    for d in $D; do printf '@@dev %s\\n' "$d"; grep -E '^OpenGL (vendor|renderer) string' "$t/$d"; done
+    rm -rf "$t"
+  }
+fi
 m x0
 if [ -S /tmp/.X11-unix/X0 ] || [ -e /tmp/.X0-lock ]; then
   echo "@@running"
@@ -64,18 +78,11 @@ fi
 m turbo
 T="$O/TurboVNC/bin"
 if [ -x "$T/vncserver" ]; then echo "bin $T"; to 3 "$T/Xvnc" -version 2>&1 | head -n 3; fi
-m turbolist; [ -x "$T/vncserver" ] && to 5 "$T/vncserver" -list 2>&1
 m tiger
 X=$(command -v Xtigervnc 2>/dev/null) || X=$(command -v Xvnc 2>/dev/null) || X=
 case "$X" in "$T"/*) X= ;; esac
 [ -n "$X" ] && to 3 "$X" -version 2>&1 | head -n 3
-m tigerlist
-W=$(command -v tigervncserver 2>/dev/null) || W=$(command -v vncserver 2>/dev/null) || W=
-case "$W" in "$T"/*) W= ;; esac
-[ -n "$X" ] && [ -n "$W" ] && to 5 "$W" -list 2>&1
-m listen
-if command -v ss >/dev/null 2>&1; then ss -ltnp 2>/dev/null; else echo "@@proc"; cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; fi
-m wm
+${SESSION_SECTIONS_SCRIPT}m wm
 for c in ${WINDOW_MANAGER_COMMANDS.join(' ')}; do command -v "$c" >/dev/null 2>&1 && echo "$c"; done
 m dm
 [ -e /etc/systemd/system/display-manager.service ] && basename "$(readlink -f /etc/systemd/system/display-manager.service)" .service

@@ -5,8 +5,9 @@ import type { Finding, ServerReport, VncSessionInfo } from './types';
 const SEVERITY_MARK: Record<Finding['severity'], string> = { error: 'error  ', warning: 'warning', info: 'info   ' };
 
 export function sessionLine(s: VncSessionInfo): string {
-  const where = s.localhostOnly === true ? 'localhost only' : s.localhostOnly === false ? `OPEN TO THE NETWORK (${s.listenAddresses.join(', ')})` : 'listening address unknown';
-  return `:${s.display}  port ${s.port}  ${s.flavor === 'turbovnc' ? 'TurboVNC' : 'TigerVNC'}  pid ${s.pid ?? '?'}  ${where}`;
+  const where = s.localhostOnly === true ? (s.unixPath && s.listenAddresses.length === 0 ? 'no TCP port' : 'localhost only') : s.localhostOnly === false ? `OPEN TO THE NETWORK (${s.listenAddresses.join(', ')})` : 'listening address unknown';
+  const on = s.unixPath ? `socket ${s.unixPath}` : `port ${s.port ?? '?'}`;
+  return `:${s.display}  ${on}  ${s.flavor === 'turbovnc' ? 'TurboVNC' : 'TigerVNC'}  pid ${s.pid ?? '?'}  ${where}`;
 }
 
 export function formatReport(r: ServerReport): string {
@@ -24,6 +25,10 @@ export function formatReport(r: ServerReport): string {
   }
   const v = r.virtualgl;
   out.push(`VirtualGL: ${v.installed ? `${v.version ?? 'installed'}${v.hasEglBackend ? '' : ' (no EGL back end)'} — EGL: ${v.eglUsable ? 'yes, ' : 'no, '}${v.eglReason}` : 'not installed'}`);
+  for (const d of v.eglDevices) {
+    const kind = d.kind === 'software' ? 'software renderer (CPU)' : d.kind === 'gpu' ? `GPU (${d.gpuVendor === 'nvidia' ? 'NVIDIA' : d.gpuVendor === 'amd' ? 'AMD' : 'Intel'})` : 'unknown device';
+    out.push(`  EGL device ${d.id}${d.driPath ? ` (${d.driPath})` : ''}: ${d.renderer ?? 'renderer unknown'} — ${kind}${d.id === v.eglDevice ? ', used for sessions' : ''}`);
+  }
   const x = r.xserver;
   out.push(`3D X server :0: ${!x.running ? 'none' : x.renderer ? `${x.renderer}${x.softwareRenderer ? ' (software)' : ''}` : `running, not usable (${x.error ?? 'no access'})`}`);
   out.push(`VNC server: ${r.vnc.flavor ? `${r.vnc.flavor === 'turbovnc' ? 'TurboVNC' : 'TigerVNC'} ${r.vnc.version ?? ''}`.trim() : 'none'}`);

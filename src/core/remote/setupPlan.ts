@@ -111,6 +111,8 @@ export const TURBOVNC_SECURITY_LINES = [
 ];
 
 export function chooseBackend(report: ServerReport): RenderBackend {
+  // VirtualGL ≥ 3.0 already lists a GPU it can render on (NVIDIA, AMD or Intel): EGL needs no X server.
+  if (report.virtualgl.eglUsable && report.virtualgl.eglDevices.some((d) => d.kind === 'gpu')) return 'egl';
   if (!report.nvidia.driverLoaded || report.gpus.length === 0) return 'none';
   const eglDriver = (driverMajor(report.nvidia.driverVersion) ?? 0) >= 450 && report.dri.some((d) => d.kind === 'card');
   return eglDriver ? 'egl' : 'glx';

@@ -58,9 +58,28 @@ export interface VirtualGLInfo {
   /** The vglusers group exists (vglserver_config has run). */
   vglusersGroup: boolean;
   userInVglusers: boolean;
-  /** EGL back end usable right now: build supports it, a GPU DRI card exists and the account can open it. */
+  /** The EGL devices VirtualGL's own `eglinfo -e` lists for this account (what `vglrun -d` accepts). */
+  eglDevices: EglDevice[];
+  /** The device sessions render on (VGL_DISPLAY): the first GPU, else the first software device; null when none. */
+  eglDevice: string | null;
+  /** EGL back end usable right now: the build has it and `eglinfo -e` lists a device this account can open. */
   eglUsable: boolean;
   eglReason: string;
+}
+
+export type GpuVendor = 'nvidia' | 'amd' | 'intel';
+
+export interface EglDevice {
+  /** "egl0": VirtualGL's device ID. */
+  id: string;
+  /** "/dev/dri/card1" when the EGL implementation names one. */
+  driPath: string | null;
+  /** OpenGL vendor and renderer strings of a context on it (null when eglinfo could not make one). */
+  vendor: string | null;
+  renderer: string | null;
+  /** gpu: a real GPU (NVIDIA, AMD or Intel through Mesa or NVIDIA's EGL); software: llvmpipe/softpipe (the CPU). */
+  kind: 'gpu' | 'software' | 'unknown';
+  gpuVendor: GpuVendor | null;
 }
 
 /** What glxinfo says about a display. */
@@ -96,8 +115,10 @@ export interface VncInfo {
 
 export interface VncSessionInfo {
   display: number;
-  /** TCP port the session's RFB listener uses (5900+n unless -rfbport moved it). */
-  port: number;
+  /** TCP port the session's RFB listener uses (5900+n unless -rfbport moved it); null when it listens on a Unix socket only. */
+  port: number | null;
+  /** Unix socket the session listens on instead of TCP (TurboVNC -rfbunixpath), else null. */
+  unixPath: string | null;
   pid: number | null;
   flavor: VncFlavor;
   /** true: every listener is on loopback; false: at least one is reachable from the network; null: unknown. */
@@ -115,6 +136,7 @@ export type FindingCode =
   | 'NO_3D_X_SERVER'
   | 'GLX_RENDERER_SOFTWARE'
   | 'EGL_DEVICE_NOT_ACCESSIBLE'
+  | 'EGL_SOFTWARE_RENDERER'
   | 'SESSION_LISTENS_ON_ALL_INTERFACES'
   | 'NO_VNC_SERVER'
   | 'TIGERVNC_ONLY'

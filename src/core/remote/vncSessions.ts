@@ -1,17 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { GpuDeskError, registerSecret } from '../errors';
 import type { ExecResult, SshSession } from '../ssh/types';
-import { attachListeners, probeServer } from './probe';
-import {
-  parseOtp,
-  parseProcNetTcp,
-  parseSsListeners,
-  parseStartedDisplay,
-  parseTigerVncList,
-  parseTurboVncList,
-  SECTION_MARK,
-  splitSections,
-} from './parsers';
+import { probeServer } from './probe';
+import { parseOtp, parseStartedDisplay, splitSections } from './parsers';
+import { SECTION_HELPERS, SESSION_SECTIONS_SCRIPT, sessionsFromSections } from './sessionTable';
 import { shScript } from './shellQuote';
 import type { ServerReport, StartedSession, VncFlavor, VncSessionInfo } from './types';
 
@@ -32,37 +24,42 @@ export interface StartOptions extends SessionOptions {
   /** A fresh probe report, to skip probing again. */
   report?: ServerReport;
   flavor?: VncFlavor;
+  /**
+   * unix (default for TurboVNC ≥ 3.1): the session listens only on a Unix socket in ~/.vnc (mode 0600),
+   * no TCP port at all; tcp: on 127.0.0.1:5900+n. TigerVNC sessions always use TCP.
+   */
+  transport?: 'unix' | 'tcp';
 }
 
 const LIST_SCRIPT = `
 export LC_ALL=C
 PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"
 T="\${1:-/opt}/TurboVNC/bin"
-m() { printf '\\n${SECTION_MARK}%s\\n' "$1"; }
-m turbolist; [ -x "$T/vncserver" ] && "$T/vncserver" -list 2>&1
-m tigerlist
-X=$(command -v Xtigervnc 2>/dev/null) || X=$(command -v Xvnc 2>/dev/null) || X=
-case "$X" in "$T"/*) X= ;; esac
-W=$(command -v tigervncserver 2>/dev/null) || W=$(command -v vncserver 2>/dev/null) || W=
-case "$W" in "$T"/*) W= ;; esac
-[ -n "$X" ] && [ -n "$W" ] && "$W" -list 2>&1
-m listen
-if command -v ss >/dev/null 2>&1; then ss -ltnp 2>/dev/null; else echo "@@proc"; cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; fi
+${SECTION_HELPERS}
+${SESSION_SECTIONS_SCRIPT}
 m end
 `;
 
-/** Running sessions of the connected account, both flavours, with where each one listens. */
+/** Running sessions of the connected account, each once with its flavour, and where each one listens. */
 export async function listSessions(session: SshSession, opts: SessionOptions = {}): Promise<VncSessionInfo[]> {
-  const r = await session.exec(shScript(LIST_SCRIPT, [opts.optRoot ?? '/opt']), { timeoutMs: 30_000 });
+  const optRoot = opts.optRoot ?? '/opt';
+  const r = await session.exec(shScript(LIST_SCRIPT, [optRoot]), { timeoutMs: 30_000 });
   const s = splitSections(r.stdout);
   if (!('end' in s)) {
     throw new GpuDeskError('REMOTE_COMMAND_FAILED', `Listing VNC sessions failed (${(r.stderr || r.stdout).trim().split('\n')[0] ?? ''})`, 'Check that the account has a POSIX shell and try again');
   }
-  const listeners = (s.listen ?? '').includes('@@proc') ? parseProcNetTcp(s.listen) : parseSsListeners(s.listen ?? '');
-  return [
-    ...attachListeners(parseTurboVncList(s.turbolist ?? ''), 'turbovnc', listeners),
-    ...attachListeners(parseTigerVncList(s.tigerlist ?? ''), 'tigervnc', listeners),
-  ].sort((a, b) => a.display - b.display);
+  return sessionsFromSections(s, `${optRoot}/TurboVNC/bin`);
+}
+
+/** Where a tunnel reaches display :n: the session's Unix socket when it has one, else TCP 5900+n on the server's loopback. */
+export type SessionEndpoint = { kind: 'unix'; path: string } | { kind: 'tcp'; host: string; port: number };
+
+export async function sessionEndpoint(session: SshSession, display: number, opts: SessionOptions = {}): Promise<SessionEndpoint> {
+  checkDisplay(display);
+  const s = (await listSessions(session, opts)).find((x) => x.display === display);
+  if (s?.unixPath) return { kind: 'unix', path: s.unixPath };
+  // Not one of this account's sessions (another tool's, a system service): the conventional port.
+  return { kind: 'tcp', host: '127.0.0.1', port: s?.port ?? 5900 + display };
 }
 
 function checkDisplay(n: number): void {
@@ -107,15 +104,33 @@ fi
 `;
 
 const TURBO_START = `
-n="$1"; min="\${2:-1}"; geom="$3"; wm="$4"; vgl="$5"; T="$6/TurboVNC/bin"
+n="$1"; min="\${2:-1}"; geom="$3"; wm="$4"; vgl="$5"; T="$6/TurboVNC/bin"; uds="$7"
 # One start at a time for this account: two starts must not pick the same free display.
 mkdir -p "$HOME/.vnc" && command -v flock >/dev/null 2>&1 && { exec 9>"$HOME/.vnc/.gpu-desk-start.lock"; flock -w 60 9; }
 ${PICK_DISPLAY}
 # OTP only: no VNC password file is needed or written; each password works for one connection.
 set -- ":$n" -localhost -securitytypes OTP -otp -geometry "$geom"
-[ -n "$wm" ] && set -- "$@" -wm "$wm"
-if [ "$vgl" = egl ]; then VGL_DISPLAY=egl; export VGL_DISPLAY; set -- "$@" -vgl; fi
-[ "$vgl" = glx ] && set -- "$@" -vgl
+# With -rfbunixpath Xvnc opens no TCP listener at all; 0600 keeps other accounts off the socket.
+[ "$uds" = 1 ] && set -- "$@" -rfbunixpath "$HOME/.vnc/gpu-desk-$n.sock" -rfbunixmode 0600
+if [ -n "$wm" ]; then
+  b=\${wm##*/}; b=\${b%-session}
+  if [ -f "/usr/share/xsessions/$b.desktop" ] || [ -f "/usr/local/share/xsessions/$b.desktop" ]; then
+    set -- "$@" -wm "$wm"
+  else
+    # vncserver -wm only knows window managers with a session desktop file: start this one directly,
+    # under VirtualGL when -vgl asks for it, as TurboVNC's own xstartup would.
+    xs="$HOME/.vnc/gpu-desk-xstartup"
+    umask 077
+    printf '%s\\n' '#!/bin/sh' 'unset SESSION_MANAGER WAYLAND_DISPLAY' \\
+      '[ "$TVNC_VGL" = 1 ] && exec \${TVNC_VGLRUN:-vglrun +wm} "$GPU_DESK_WM"' 'exec "$GPU_DESK_WM"' > "$xs" && chmod 700 "$xs" || exit 1
+    GPU_DESK_WM="$wm"; export GPU_DESK_WM
+    set -- "$@" -xstartup "$xs"
+  fi
+else
+  set -- "$@" -noxstartup
+fi
+# VirtualGL's EGL back end on the device the probe chose from eglinfo -e (vglrun reads VGL_DISPLAY).
+case "$vgl" in egl*) VGL_DISPLAY="$vgl"; export VGL_DISPLAY; set -- "$@" -vgl ;; glx) set -- "$@" -vgl ;; esac
 exec "$T/vncserver" "$@" </dev/null 9>&- 2>&1
 `;
 
@@ -144,15 +159,22 @@ rc=$?
 exit $rc
 `;
 
-function resolveVgl(report: ServerReport, want: 'auto' | 'on' | 'off'): 'egl' | 'glx' | null {
+/** The VirtualGL back end for the session's window manager: an EGL device ID ("egl0"), "glx", or null (none). */
+function resolveVgl(report: ServerReport, want: 'auto' | 'on' | 'off'): string | null {
   if (want === 'off' || !report.virtualgl.installed) {
     if (want === 'on') throw new GpuDeskError('VNC_SESSION_FAILED', 'VirtualGL is not installed on the server', 'Run the set-up plan first, or start the session without VirtualGL');
     return null;
   }
-  if (report.virtualgl.eglUsable) return 'egl';
+  if (report.virtualgl.eglUsable) return report.virtualgl.eglDevice ?? 'egl';
   if (report.xserver.accessible && !report.xserver.softwareRenderer) return 'glx';
   if (want === 'on') throw new GpuDeskError('VNC_SESSION_FAILED', `VirtualGL cannot render here: ${report.virtualgl.eglReason}`, 'Run the set-up plan, or start the session without VirtualGL');
   return null;
+}
+
+/** TurboVNC learned -rfbunixpath in 3.1. */
+function turboHasUnixSockets(version: string | null): boolean {
+  const [major = 0, minor = 0] = (version ?? '').split('.').map(Number);
+  return major > 3 || (major === 3 && minor >= 1);
 }
 
 /**
@@ -179,13 +201,19 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
   let password: string | null;
   let passwordKind: StartedSession['passwordKind'];
   if (flavor === 'turbovnc') {
+    const unix = opts.transport !== 'tcp';
+    if (unix && !turboHasUnixSockets(report.vnc.turbovnc.version)) {
+      if (opts.transport === 'unix') throw new GpuDeskError('VNC_SESSION_FAILED', `TurboVNC ${report.vnc.turbovnc.version ?? '(unknown version)'} cannot listen on a Unix socket`, 'Upgrade TurboVNC to 3.1 or newer (the set-up plan does), or start the session with --tcp');
+    }
+    const uds = unix && turboHasUnixSockets(report.vnc.turbovnc.version);
     const r = await withDisplayRetry(opts.display === undefined, (min) =>
-      session.exec(shScript(TURBO_START, [display, String(min), geometry, wm, vgl ?? '', optRoot]), { timeoutMs: 60_000 }));
+      session.exec(shScript(TURBO_START, [display, String(min), geometry, wm, vgl ?? '', optRoot, uds ? '1' : '']), { timeoutMs: 60_000 }));
     out = r.stdout + r.stderr;
     if (r.code !== 0) throw startFailed(out);
     password = parseOtp(out);
     passwordKind = 'otp';
   } else {
+    if (opts.transport === 'unix') throw new GpuDeskError('VNC_SESSION_FAILED', 'TigerVNC sessions started by gpu-desk listen on TCP (127.0.0.1) only', 'Start it without the Unix-socket option, or install TurboVNC 3.1 or newer');
     password = randomVncPassword();
     registerSecret(password);
     passwordKind = 'session';
@@ -194,7 +222,7 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
     let args: string[] = [];
     if (wm && vgl) {
       xstartup = `${report.virtualgl.binDir ?? `${optRoot}/VirtualGL/bin`}/vglrun`;
-      args = [...(vgl === 'egl' ? ['-d', 'egl'] : []), '+wm', wm];
+      args = [...(vgl !== 'glx' ? ['-d', vgl] : []), '+wm', wm];
     } else if (wm) {
       xstartup = wm;
     }
@@ -215,8 +243,10 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
     registerSecret(password);
   }
   let info: VncSessionInfo | undefined;
-  // The wrapper returns as soon as the server is up; its listener can take a moment to show.
-  for (let i = 0; i < 10 && !(info = (await listSessions(session, { optRoot })).find((s) => s.display === started.display && s.flavor === flavor && s.localhostOnly !== null)); i++) {
+  // The wrapper returns as soon as the server is up; its listener can take a moment to show (long on
+  // a loaded server: wait for it, not for a number of tries).
+  const deadline = Date.now() + 60_000;
+  while (!(info = (await listSessions(session, { optRoot })).find((s) => s.display === started.display && s.flavor === flavor && s.localhostOnly !== null)) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 300));
   }
   if (!info) {
@@ -279,7 +309,22 @@ export async function newOneTimePassword(session: SshSession, display: number, o
 
 const KILL = `
 n="$1"; flavor="$2"; T="$3/TurboVNC/bin"
-if [ "$flavor" = turbovnc ]; then "$T/vncserver" -kill ":$n" 2>&1; rc=$?
+if [ "$flavor" = turbovnc ]; then
+  out=$("$T/vncserver" -kill ":$n" 2>&1); rc=$?
+  printf '%s\n' "$out"
+  case "$out" in *"seems to be deadlocked"*)
+    # vncserver waits one second for Xvnc, then gives up and leaves its pid and socket files behind.
+    # Wait for the X server to finish exiting, then let vncserver clean up after it.
+    pid=$(printf '%s\n' "$out" | sed -n 's/^Killing Xvnc process ID \\([0-9][0-9]*\\).*/\\1/p')
+    i=0
+    while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null; sleep 1; fi
+    # The session's own clean-up (vncserver's autokill, run when its xstartup ends) may have done it.
+    pf="$HOME/.vnc/$(uname -n):$n.pid"
+    rc=0
+    if [ -e "$pf" ]; then "$T/vncserver" -kill ":$n" 2>&1 || rc=$?; fi
+    [ $rc = 0 ] || { [ ! -e "$pf" ] && ! kill -0 "$pid" 2>/dev/null && rc=0; }
+  esac
 else
   W=$(command -v tigervncserver 2>/dev/null) || W=$(command -v vncserver 2>/dev/null) || { echo "vncserver is not installed"; exit 1; }
   "$W" -kill ":$n" 2>&1; rc=$?

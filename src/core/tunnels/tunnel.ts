@@ -10,6 +10,8 @@ import { joinStreams, type PipeCounters } from './pipe';
 export interface ForwardingConnection {
   readonly state: string;
   forwardOut(host: string, port: number): Promise<Duplex>;
+  /** OpenSSH's direct-streamlocal@openssh.com: a channel to a Unix socket on the server. */
+  forwardOutUnix(path: string): Promise<Duplex>;
   whenReady(timeoutMs?: number): Promise<void>;
 }
 
@@ -18,6 +20,8 @@ export interface TunnelSpec {
   display?: number;
   remoteHost: string;
   remotePort: number;
+  /** A Unix socket on the server to reach instead of remoteHost:remotePort (a TurboVNC session on -rfbunixpath). */
+  remoteSocket?: string;
   /** Port asked for explicitly: taken → error. */
   localPort?: number;
   /** Tried before "any free port" when no port was asked for (5900+n for displays). */
@@ -32,6 +36,8 @@ export interface TunnelInfo {
   localPort: number;
   remoteHost: string;
   remotePort: number;
+  /** Set when the far end is a Unix socket on the server. */
+  remoteSocket?: string;
 }
 
 export interface TunnelStats extends PipeCounters {
@@ -42,7 +48,7 @@ export interface TunnelStats extends PipeCounters {
 
 let nextId = 1;
 
-/** One 127.0.0.1 listener whose connections become direct-tcpip channels to remoteHost:remotePort. */
+/** One 127.0.0.1 listener whose connections become channels to remoteHost:remotePort (direct-tcpip) or to remoteSocket (streamlocal). */
 export class Tunnel extends EventEmitter {
   readonly id = `t${nextId++}`;
   private server: net.Server | null = null;
@@ -63,6 +69,7 @@ export class Tunnel extends EventEmitter {
       localPort: this.port,
       remoteHost: this.spec.remoteHost,
       remotePort: this.spec.remotePort,
+      ...(this.spec.remoteSocket ? { remoteSocket: this.spec.remoteSocket } : {}),
     };
   }
 
@@ -112,7 +119,8 @@ export class Tunnel extends EventEmitter {
     const open = async (): Promise<Duplex> => {
       // A viewer connecting while the link is being re-established waits for it instead of failing.
       if (this.conn.state !== 'ready') await this.conn.whenReady(30_000);
-      return this.conn.forwardOut(this.spec.remoteHost, this.spec.remotePort);
+      const { remoteSocket, remoteHost, remotePort } = this.spec;
+      return remoteSocket ? this.conn.forwardOutUnix(remoteSocket) : this.conn.forwardOut(remoteHost, remotePort);
     };
     open().then(
       (channel) => {

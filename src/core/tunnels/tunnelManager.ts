@@ -20,14 +20,18 @@ export class TunnelManager extends EventEmitter {
     super();
   }
 
-  /** Display n → remote 127.0.0.1:5900+n; local port: asked for, else 5900+n when free, else any. */
-  async openDisplay(display: number, opts: { localPort?: number; remoteHost?: string } = {}): Promise<TunnelInfo> {
+  /**
+   * Display n → remote 127.0.0.1:5900+n, or the session's Unix socket when given; local port: asked
+   * for, else 5900+n when free, else any.
+   */
+  async openDisplay(display: number, opts: { localPort?: number; remoteHost?: string; remoteSocket?: string } = {}): Promise<TunnelInfo> {
     const remotePort = displayToPort(display);
     return this.add(new Tunnel(this.conn, {
       kind: 'display',
       display,
       remoteHost: opts.remoteHost ?? '127.0.0.1',
       remotePort,
+      remoteSocket: opts.remoteSocket,
       localPort: opts.localPort,
       preferredPort: remotePort,
     }));

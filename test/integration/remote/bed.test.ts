@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +6,7 @@ import { cleanupAll, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import { probeServer, queryGpus } from '../../../src/core/remote/probe';
-import { killSession, listSessions, startSession } from '../../../src/core/remote/vncSessions';
+import { killSession, listSessions, newOneTimePassword, sessionEndpoint, startSession } from '../../../src/core/remote/vncSessions';
 import { shellCommand } from '../../../src/core/remote/shellQuote';
 import { applyPlan } from '../../../src/core/remote/planRunner';
 import type { SetupPlan } from '../../../src/core/remote/types';
@@ -45,21 +46,27 @@ async function securityTypes(port: number): Promise<number[]> {
   });
 }
 
-describe('probe on the real bed (Debian 12, no GPU, TigerVNC)', () => {
+describe('probe on the real bed (Debian 12, no GPU, TurboVNC 3.3, VirtualGL 3.1.4, TigerVNC)', () => {
   // How long it takes is bench:probe's figure (timed assertions flake on a loaded machine).
-  it('reports the OS, no NVIDIA GPU, the TigerVNC flavour and the findings', async () => {
+  it('reports the OS, no NVIDIA GPU, TurboVNC 3.3 and TigerVNC, VirtualGL 3.1.4 on the software EGL device egl0, and the findings', async () => {
     const r = await probeServer(conn);
     expect(r.os.distro).toBe('debian-12');
     expect(r.user).toBe(bed.user);
     expect(r.gpus).toEqual([]);
     expect(r.nvidia.driverLoaded).toBe(false);
-    expect(r.vnc.flavor).toBe('tigervnc');
-    expect(r.vnc.version).toMatch(/^1\.\d+/);
-    expect(r.virtualgl.installed).toBe(false);
+    expect(r.vnc).toMatchObject({ flavor: 'turbovnc', version: '3.3', vncserverPath: '/opt/TurboVNC/bin/vncserver' });
+    expect(r.vnc.tigervnc).toMatchObject({ installed: true, version: expect.stringMatching(/^1\.\d+/) });
+    expect(r.virtualgl).toMatchObject({ installed: true, version: '3.1.4', binDir: '/opt/VirtualGL/bin', hasEglBackend: true, eglUsable: true, eglDevice: 'egl0' });
+    // Mesa's EGL device on this GPU-less machine: VirtualGL's own eglinfo lists it and names llvmpipe.
+    expect(r.virtualgl.eglDevices[0]).toMatchObject({ id: 'egl0', kind: 'software', gpuVendor: null, renderer: expect.stringMatching(/llvmpipe/) });
+    expect(r.virtualgl.eglReason).toMatch(/^renders on egl0 \(llvmpipe.*\), a software renderer: on the CPU/);
     const codes = r.findings.map((f) => f.code);
     expect(codes).toContain('NO_NVIDIA_DRIVER');
-    expect(codes).toContain('VIRTUALGL_MISSING');
+    expect(codes).not.toContain('VIRTUALGL_MISSING');
     expect(codes).not.toContain('NO_VNC_SERVER');
+    const sw = r.findings.find((f) => f.code === 'EGL_SOFTWARE_RENDERER');
+    expect(sw?.severity).toBe('warning');
+    expect(sw?.message).toMatch(/egl0 is llvmpipe .*render on the CPU, not a GPU, because no GPU driver is loaded/);
     expect(await queryGpus(conn)).toEqual([]);
   });
 
@@ -72,9 +79,10 @@ describe('probe on the real bed (Debian 12, no GPU, TigerVNC)', () => {
   });
 });
 
-describe('TigerVNC sessions on the real bed', () => {
+// Sessions start real X servers: on a machine shared by several test runs that can take minutes.
+describe('TigerVNC sessions on the real bed', { timeout: 300_000 }, () => {
   it('start → listed with display, port and pid, on 127.0.0.1 only, VncAuth only → kill → gone', async () => {
-    const s = await startSession(conn, { geometry: '1024x768', windowManager: '/usr/bin/xterm' });
+    const s = await startSession(conn, { flavor: 'tigervnc', geometry: '1024x768', windowManager: '/usr/bin/xterm' });
     started.push(s.display);
     expect(s.flavor).toBe('tigervnc');
     expect(s.port).toBe(5900 + s.display);
@@ -84,10 +92,10 @@ describe('TigerVNC sessions on the real bed', () => {
     expect(s.passwordKind).toBe('session');
     expect(s.password).toMatch(/^[A-Za-z0-9]{8}$/);
     // Really listening, and asking for a VNC password (type 2) and nothing weaker.
-    expect(await securityTypes(s.port)).toEqual([2]);
+    expect(await securityTypes(s.port!)).toEqual([2]);
     // The password handed back is the one the server checks; a wrong one is refused.
-    expect(await vncAuthenticates(s.port, 'wrongpw1')).toBe(false);
-    expect(await vncAuthenticates(s.port, s.password!)).toBe(true);
+    expect(await vncAuthenticates(s.port!, 'wrongpw1')).toBe(false);
+    expect(await vncAuthenticates(s.port!, s.password!)).toBe(true);
     // The password file lives only in the server account's ~/.vnc, private.
     const pf = `${bed.home}/.vnc/gpu-desk-${s.display}.passwd`;
     expect(fs.statSync(pf).mode & 0o777).toBe(0o600);
@@ -107,13 +115,13 @@ describe('TigerVNC sessions on the real bed', () => {
     started.splice(started.indexOf(s.display), 1);
     expect((await listSessions(conn)).find((x) => x.display === s.display)).toBeUndefined();
     expect(fs.existsSync(pf)).toBe(false);
-    await expect(new Promise((res, rej) => net.connect(s.port, '127.0.0.1').on('connect', res).on('error', rej))).rejects.toThrow();
+    await expect(new Promise((res, rej) => net.connect(s.port!, '127.0.0.1').on('connect', res).on('error', rej))).rejects.toThrow();
   });
 
   it('two sessions started at once get different displays; an explicit display is honoured', async () => {
     const [a, c] = await Promise.all([
-      startSession(conn, { windowManager: '/usr/bin/xterm' }),
-      startSession(conn, { windowManager: '/usr/bin/xterm' }),
+      startSession(conn, { flavor: 'tigervnc', windowManager: '/usr/bin/xterm' }),
+      startSession(conn, { flavor: 'tigervnc', windowManager: '/usr/bin/xterm' }),
     ]);
     started.push(a.display, c.display);
     expect(c.display).not.toBe(a.display);
@@ -122,7 +130,7 @@ describe('TigerVNC sessions on the real bed', () => {
     let want = a.display + 7;
     // Other test files start X servers too: skip displays that are visibly taken on this machine.
     while (fs.existsSync(`/tmp/.X${want}-lock`) || fs.existsSync(`/tmp/.X11-unix/X${want}`)) want++;
-    const b = await startSession(conn, { display: want, geometry: '800x600', windowManager: '/usr/bin/xterm' });
+    const b = await startSession(conn, { flavor: 'tigervnc', display: want, geometry: '800x600', windowManager: '/usr/bin/xterm' });
     started.push(b.display);
     expect(b.display).toBe(want);
     expect(b.port).toBe(5900 + want);
@@ -145,6 +153,147 @@ describe('TigerVNC sessions on the real bed', () => {
     expect(k?.message).toContain(':98');
   });
 });
+
+/** Listening TCP sockets of one process, from the machine's own `ss` (the bed runs on this machine). */
+function tcpListenersOf(pid: number): string[] {
+  return execFileSync('ss', ['-Hltnp']).toString().split('\n').filter((l) => l.includes(`pid=${pid},`));
+}
+
+describe('TurboVNC 3.3 sessions on the real bed', { timeout: 300_000 }, () => {
+  it('start → a Unix socket only (mode 0600, no TCP port) → OTP works once → a fresh OTP → kill removes the socket', async () => {
+    const s = await startSession(conn, { geometry: '800x600', windowManager: '/usr/bin/xterm' });
+    started.push(s.display);
+    expect(s).toMatchObject({ flavor: 'turbovnc', passwordKind: 'otp', port: null, unixPath: `${bed.home}/.vnc/gpu-desk-${s.display}.sock`, localhostOnly: true, listenAddresses: [] });
+    expect(s.password).toMatch(/^\d{8}$/);
+    const sock = fs.statSync(s.unixPath!);
+    expect(sock.isSocket()).toBe(true);
+    expect(sock.mode & 0o777).toBe(0o600);
+    expect(s.pid).toBeGreaterThan(1);
+    expect(fs.readlinkSync(`/proc/${s.pid}/exe`)).toBe('/opt/TurboVNC/bin/Xvnc');
+    expect(tcpListenersOf(s.pid!)).toEqual([]);
+    // No VNC password file anywhere: TurboVNC's ~/.vnc/passwd was never written.
+    expect(fs.existsSync(`${bed.home}/.vnc/passwd`)).toBe(false);
+
+    // Through SSH's stream-local forward, as the tunnel reaches it: the OTP opens one connection only.
+    expect(await vncAuthenticates(await conn.forwardOutUnix(s.unixPath!), 'wrongpw1')).toBe(false);
+    const otp1 = s.password!;
+    expect(await vncAuthenticates(await conn.forwardOutUnix(s.unixPath!), otp1)).toBe(true);
+    expect(await vncAuthenticates(await conn.forwardOutUnix(s.unixPath!), otp1)).toBe(false);
+    const otp2 = await newOneTimePassword(conn, s.display);
+    expect(otp2).toMatch(/^\d{8}$/);
+    expect(await vncAuthenticates(await conn.forwardOutUnix(s.unixPath!), otp2)).toBe(true);
+
+    const listed = (await listSessions(conn)).filter((x) => x.display === s.display);
+    expect(listed).toEqual([expect.objectContaining({ flavor: 'turbovnc', pid: s.pid, port: null, unixPath: s.unixPath, localhostOnly: true })]);
+    expect(await sessionEndpoint(conn, s.display)).toEqual({ kind: 'unix', path: s.unixPath });
+
+    await killSession(conn, s.display);
+    started.splice(started.indexOf(s.display), 1);
+    expect(fs.existsSync(s.unixPath!)).toBe(false);
+    expect(fs.existsSync(`/proc/${s.pid}`)).toBe(false);
+    expect(fs.readdirSync(`${bed.home}/.vnc`).filter((f) => new RegExp(`:${s.display}\\.(pid|udspath)$`).test(f))).toEqual([]);
+    expect((await listSessions(conn)).find((x) => x.display === s.display)).toBeUndefined();
+  });
+
+  it('with VirtualGL present the window manager runs under vglrun on the EGL device from eglinfo -e', async () => {
+    const s = await startSession(conn, { geometry: '800x600', windowManager: '/usr/bin/xterm' });
+    started.push(s.display);
+    // The window manager (here xterm) is a child of the session's xstartup: find it by its DISPLAY.
+    const wm = await waitFor(() => ownProcesses(bed.user).find((p) => p.exe === '/usr/bin/xterm' && p.env.DISPLAY?.endsWith(`:${s.display}`)));
+    expect(wm.env.VGL_DISPLAY).toBe('egl0');
+    expect(wm.env.LD_PRELOAD).toMatch(/libvglfaker/);
+    await killSession(conn, s.display);
+    started.splice(started.indexOf(s.display), 1);
+  });
+
+  it('--tcp: a TurboVNC session on 127.0.0.1:5900+n when asked for', async () => {
+    const s = await startSession(conn, { transport: 'tcp', windowManager: '/usr/bin/xterm', virtualgl: 'off' });
+    started.push(s.display);
+    expect(s).toMatchObject({ flavor: 'turbovnc', port: 5900 + s.display, unixPath: null, localhostOnly: true });
+    for (const a of s.listenAddresses) expect(['127.0.0.1', '::1']).toContain(a);
+    expect(await vncAuthenticates(s.port!, s.password!)).toBe(true);
+    expect(await sessionEndpoint(conn, s.display)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: s.port });
+    await killSession(conn, s.display);
+    started.splice(started.indexOf(s.display), 1);
+  });
+
+  it('a TigerVNC session beside a TurboVNC one: each is listed once, with its own flavour', async () => {
+    const [t, g] = await Promise.all([
+      startSession(conn, { flavor: 'turbovnc', windowManager: '/usr/bin/xterm', virtualgl: 'off' }),
+      startSession(conn, { flavor: 'tigervnc', windowManager: '/usr/bin/xterm', virtualgl: 'off' }),
+    ]);
+    started.push(t.display, g.display);
+    const list = await listSessions(conn);
+    // Both wrappers report every pid file in the shared ~/.vnc: still one entry per session.
+    expect(list.filter((x) => x.display === t.display)).toEqual([expect.objectContaining({ flavor: 'turbovnc', pid: t.pid, unixPath: t.unixPath })]);
+    expect(list.filter((x) => x.display === g.display)).toEqual([expect.objectContaining({ flavor: 'tigervnc', pid: g.pid, port: 5900 + g.display, unixPath: null })]);
+    const r = await probeServer(conn);
+    expect(r.sessions.filter((x) => x.display === t.display || x.display === g.display).map((x) => [x.display, x.flavor])).toEqual(
+      [[t.display, 'turbovnc'], [g.display, 'tigervnc']].sort((a, b) => (a[0] as number) - (b[0] as number)),
+    );
+    // kill finds each session's flavour by itself.
+    for (const d of [t.display, g.display]) {
+      await killSession(conn, d);
+      started.splice(started.indexOf(d), 1);
+    }
+    const after = await listSessions(conn);
+    expect(after.filter((x) => x.display === t.display || x.display === g.display)).toEqual([]);
+  });
+
+  it('a display whose wrapper is still stopping (pid file left, X lock gone) is not picked by the next start', async () => {
+    // A wrapper removes its pid file only once its X server is dead, after the X lock is gone; a start
+    // on that display meanwhile was killed by the old wrapper's clean-up (both flavours share ~/.vnc).
+    const host = execFileSync('uname', ['-n']).toString().trim();
+    const taken = (n: number) => fs.existsSync(`/tmp/.X${n}-lock`) || fs.existsSync(`/tmp/.X11-unix/X${n}`) || fs.readdirSync(`${bed.home}/.vnc`).some((f) => f.endsWith(`:${n}.pid`));
+    let d = 1;
+    while (taken(d)) d++;
+    const stopping = spawn('sleep', ['600'], { stdio: 'ignore' });
+    const pidFile = `${bed.home}/.vnc/${host}:${d}.pid`;
+    fs.writeFileSync(pidFile, `${stopping.pid}\n`);
+    let s: Awaited<ReturnType<typeof startSession>> | undefined;
+    try {
+      s = await startSession(conn, { geometry: '800x600', windowManager: '/usr/bin/xterm', virtualgl: 'off' });
+      started.push(s.display);
+      expect(s.display).not.toBe(d);
+    } finally {
+      fs.rmSync(pidFile, { force: true });
+      stopping.kill('SIGKILL');
+      if (s) {
+        await killSession(conn, s.display);
+        started.splice(started.indexOf(s.display), 1);
+      }
+    }
+  });
+});
+
+interface Proc { pid: number; exe: string; env: Record<string, string> }
+
+/** The account's processes with their executables and environments (root reads them on this machine). */
+function ownProcesses(user: string): Proc[] {
+  const uid = Number(execFileSync('id', ['-u', user]).toString().trim());
+  const out: Proc[] = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (fs.statSync(`/proc/${d}`).uid !== uid) continue;
+      const env = Object.fromEntries(fs.readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+      out.push({ pid: Number(d), exe: fs.readlinkSync(`/proc/${d}/exe`), env });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+
+async function waitFor<T>(f: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = f();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 describe('plan runner on the real bed (no root needed)', () => {
   it('stopping (AbortSignal) ends the run before the next step, which never runs', async () => {

@@ -1,8 +1,10 @@
 /** `gpu-desk probe|sessions|setup` as real CLI processes (bin/gpu-desk.cjs) against the real bed sshd. */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, makeTempDir, startSshd, type SshdBed } from '../../bed';
+import { vncAuthenticates } from './rfb';
 
 const BIN = path.resolve(__dirname, '../../../bin/gpu-desk.cjs');
 const SHIMS = path.resolve(__dirname, '../../shims');
@@ -53,34 +55,38 @@ describe('gpu-desk probe', () => {
     const j = JSON.parse(lines[0]);
     expect(j.os.distro).toBe('debian-12');
     expect(j.gpus).toEqual([]);
-    expect(j.virtualgl.installed).toBe(false);
-    expect(j.vnc.flavor).toBe('tigervnc');
-    expect(j.vnc.version).toMatch(/^1\./);
+    expect(j.virtualgl).toMatchObject({ installed: true, version: '3.1.4', eglUsable: true, eglDevice: 'egl0' });
+    expect(j.virtualgl.eglDevices[0]).toMatchObject({ id: 'egl0', kind: 'software' });
+    expect(j.vnc).toMatchObject({ flavor: 'turbovnc', version: '3.3' });
+    expect(j.vnc.tigervnc.version).toMatch(/^1\./);
     expect(Array.isArray(j.sessions)).toBe(true);
     for (const f of j.findings) expect(Object.keys(f)).toEqual(expect.arrayContaining(['severity', 'code', 'message', 'fix']));
-    expect(j.findings.map((f: { code: string }) => f.code)).toContain('NO_NVIDIA_DRIVER');
+    expect(j.findings.map((f: { code: string }) => f.code)).toEqual(expect.arrayContaining(['NO_NVIDIA_DRIVER', 'EGL_SOFTWARE_RENDERER']));
   });
 
   it('the human report says what is wrong and how to fix it', async () => {
     const r = await cli(['probe', ...dest(bed)]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Debian GNU/Linux 12');
-    expect(r.stdout).toContain('VNC server: TigerVNC');
+    expect(r.stdout).toContain('VNC server: TurboVNC 3.3');
+    expect(r.stdout).toMatch(/VirtualGL: 3\.1\.4 — EGL: yes, renders on egl0 \(llvmpipe/);
+    expect(r.stdout).toMatch(/EGL device egl0: llvmpipe .* — software renderer \(CPU\), used for sessions/);
     expect(r.stdout).toMatch(/error\s+No NVIDIA driver is running/);
+    expect(r.stdout).toMatch(/warning\s+VirtualGL's EGL device egl0 is llvmpipe/);
     expect(r.stdout).toMatch(/Fix: /);
   });
 
-  it('shim: on a GPU server (shims over SSH) it lists the GPUs and TurboVNC', async () => {
-    const r = await cli(['probe', ...dest(shimBed), '--json'], { env: { GPU_DESK_REMOTE_OPT_ROOT: path.join(SHIMS, 'opt') } });
+  it('shim: on a GPU server (nvidia-smi shim over SSH) it lists the GPUs and TurboVNC', async () => {
+    const r = await cli(['probe', ...dest(shimBed), '--json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.gpus.map((g: { name: string }) => g.name)).toEqual(['NVIDIA A100-SXM4-80GB', 'NVIDIA A100-SXM4-80GB']);
-    expect(j.vnc).toMatchObject({ flavor: 'turbovnc', version: '3.1.1' });
+    expect(j.vnc).toMatchObject({ flavor: 'turbovnc', version: '3.3' });
     expect(j.virtualgl.installed).toBe(true);
-    const human = await cli(['probe', ...dest(shimBed)], { env: { GPU_DESK_REMOTE_OPT_ROOT: path.join(SHIMS, 'opt') } });
+    const human = await cli(['probe', ...dest(shimBed)]);
     expect(human.stdout).toContain('GPUs (driver 535.183.01):');
     expect(human.stdout).toContain('1  NVIDIA A100-SXM4-80GB  (80 GiB, 18213 MiB used, 97% busy)');
-    expect(human.stdout).toContain('VNC server: TurboVNC 3.1.1');
+    expect(human.stdout).toContain('VNC server: TurboVNC 3.3');
     expect(human.stdout).toMatch(/error\s+Only VirtualGL's GLX back end is possible here/);
   });
 
@@ -91,9 +97,10 @@ describe('gpu-desk probe', () => {
   });
 });
 
-describe('gpu-desk sessions', () => {
-  it('start --json → list --json shows it on localhost → kill → gone', async () => {
-    const s = await cli(['sessions', ...dest(bed), 'start', '--geometry', '800x600', '--wm', '/usr/bin/xterm', '--json']);
+// Sessions start real X servers: on a machine shared by several test runs that can take minutes.
+describe('gpu-desk sessions', { timeout: 300_000 }, () => {
+  it('TigerVNC: start --json → list --json shows it on localhost → kill → gone', async () => {
+    const s = await cli(['sessions', ...dest(bed), 'start', '--flavor', 'tigervnc', '--geometry', '800x600', '--wm', '/usr/bin/xterm', '--json']);
     expect(s.code, s.stderr).toBe(0);
     const info = JSON.parse(s.stdout);
     started.push({ bed: () => bed, display: info.display });
@@ -103,7 +110,7 @@ describe('gpu-desk sessions', () => {
     const l = await cli(['sessions', ...dest(bed), 'list', '--json']);
     expect(l.code, l.stderr).toBe(0);
     const list = JSON.parse(l.stdout);
-    expect(list.find((x: { display: number }) => x.display === info.display)).toMatchObject({ port: info.port, localhostOnly: true });
+    expect(list.filter((x: { display: number }) => x.display === info.display)).toEqual([expect.objectContaining({ flavor: 'tigervnc', port: info.port, unixPath: null, localhostOnly: true })]);
     // The listing never carries a password.
     expect(l.stdout).not.toContain(info.password);
 
@@ -119,17 +126,58 @@ describe('gpu-desk sessions', () => {
     expect(after.find((x: { display: number }) => x.display === info.display)).toBeUndefined();
   });
 
-  it('shim: TurboVNC start prints a one-time password', async () => {
-    const env = { GPU_DESK_REMOTE_OPT_ROOT: path.join(SHIMS, 'opt') };
-    const s = await cli(['sessions', ...dest(shimBed), 'start', '--wm', 'xterm'], { env });
+  it('TurboVNC: start listens on a Unix socket only; gpu-desk tunnel reaches it; the OTP works once; kill removes the socket', async () => {
+    const s = await cli(['sessions', ...dest(bed), 'start', '--geometry', '800x600', '--wm', '/usr/bin/xterm']);
     expect(s.code, s.stderr).toBe(0);
     const display = Number(/Started :(\d+)/.exec(s.stdout)?.[1]);
-    started.push({ bed: () => shimBed, display });
-    expect(s.stdout).toMatch(/TurboVNC/);
-    expect(s.stdout).toMatch(/One-time password \(valid for one connection\): \d{8}/);
-    const k = await cli(['sessions', ...dest(shimBed), 'kill', String(display)], { env });
+    started.push({ bed: () => bed, display });
+    const sock = `${bed.home}/.vnc/gpu-desk-${display}.sock`;
+    expect(s.stdout).toContain(`Started :${display}  socket ${sock}  TurboVNC`);
+    expect(s.stdout).toContain('no TCP port');
+    const otp = /One-time password \(valid for one connection\): (\d{8})/.exec(s.stdout)?.[1];
+    expect(otp).toBeDefined();
+
+    const l = JSON.parse((await cli(['sessions', ...dest(bed), 'list', '--json'])).stdout);
+    const mine = l.filter((x: { display: number }) => x.display === display);
+    expect(mine).toEqual([expect.objectContaining({ flavor: 'turbovnc', port: null, unixPath: sock, localhostOnly: true })]);
+    // The server opened no TCP port for it: its Xvnc holds no listening TCP socket at all.
+    expect(execFileSync('ss', ['-Hltnp']).toString().split('\n').filter((x) => x.includes(`pid=${mine[0].pid},`))).toEqual([]);
+    expect(fs.statSync(sock).mode & 0o777).toBe(0o600);
+
+    // Tunnel-only mode: a 127.0.0.1 port on this side, the session's socket on the other.
+    const tunnel = spawn(process.execPath, [BIN, 'tunnel', ...dest(bed), '--display', String(display), '--json'], {
+      env: { ...process.env, GPU_DESK_HOME: home, HOME: home, SSH_AUTH_SOCK: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const listening = await new Promise<{ local: string; remote: string; remoteSocket?: string }>((resolve, reject) => {
+        let out = '';
+        let err = '';
+        tunnel.stderr.on('data', (d) => (err += d));
+        tunnel.stdout.on('data', (d) => {
+          out += d;
+          const line = out.split('\n').find((x) => x.includes('"listening"'));
+          if (line) resolve(JSON.parse(line));
+        });
+        tunnel.on('exit', (code) => reject(new Error(`tunnel exited ${code}: ${err}`)));
+      });
+      expect(listening.remoteSocket).toBe(sock);
+      expect(listening.remote).toBe(sock);
+      const port = Number(listening.local.split(':')[1]);
+      // A real RFB handshake through the tunnel with the one-time password; the same password again is refused.
+      expect(await vncAuthenticates(port, otp!)).toBe(true);
+      expect(await vncAuthenticates(port, otp!)).toBe(false);
+    } finally {
+      tunnel.kill('SIGTERM');
+      await new Promise((r) => tunnel.once('exit', r));
+    }
+
+    const k = await cli(['sessions', ...dest(bed), 'kill', String(display)]);
     expect(k.code, k.stderr).toBe(0);
     started.pop();
+    expect(fs.existsSync(sock)).toBe(false);
+    const after = JSON.parse((await cli(['sessions', ...dest(bed), 'list', '--json'])).stdout);
+    expect(after.find((x: { display: number }) => x.display === display)).toBeUndefined();
   });
 
   it('usage errors: kill without N, display out of range, unknown action', async () => {
@@ -169,7 +217,7 @@ describe('gpu-desk setup', () => {
   });
 
   it('shim: --plan on a GPU server picks the GLX recipe with the GPU bus ID', async () => {
-    const r = await cli(['setup', ...dest(shimBed), '--plan'], { env: { GPU_DESK_REMOTE_OPT_ROOT: path.join(SHIMS, 'opt') } });
+    const r = await cli(['setup', ...dest(shimBed), '--plan']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('render back end: GLX');
     expect(r.stdout).toContain('--busid PCI:7:0:0');
@@ -184,7 +232,7 @@ describe('gpu-desk setup', () => {
 
   it('--apply on a terminal shows the plan and asks first; "n" runs nothing', async () => {
     // `script` gives the CLI a real pseudo-terminal, as a person at a shell would have.
-    const cmd = [process.execPath, BIN, 'setup', ...dest(bed), '--apply', '--only', 'window-manager'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const cmd = [process.execPath, BIN, 'setup', ...dest(bed), '--apply', '--only', 'gl-libraries'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const r = await new Promise<Result>((resolve) => {
       const p = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, GPU_DESK_HOME: home, HOME: home, SSH_AUTH_SOCK: '' } });
       let out = '';
@@ -198,8 +246,8 @@ describe('gpu-desk setup', () => {
       });
       p.on('exit', (code) => resolve({ code: code ?? -1, stdout: out, stderr: '' }));
     });
-    expect(r.stdout).toContain('Install a light desktop (Xfce)');
-    expect(r.stdout).toMatch(/Run 1 step\(s\) \(window-manager\) on .*\? \[y\/N\]/);
+    expect(r.stdout).toContain('Install the OpenGL libraries');
+    expect(r.stdout).toMatch(/Run 1 step\(s\) \(gl-libraries\) on .*\? \[y\/N\]/);
     expect(r.stdout).toContain('Nothing was run.');
     expect(r.stdout).not.toContain('running…');
     expect(r.stdout).not.toContain('[sudo] password');

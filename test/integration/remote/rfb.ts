@@ -1,5 +1,6 @@
 import { createCipheriv } from 'node:crypto';
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /**
  * A real RFB 3.8 VNC-authentication handshake, to prove a password works (or does not). VNC auth is
@@ -18,14 +19,16 @@ function vncKey(password: string): Buffer {
   return k;
 }
 
-export function vncAuthenticates(port: number, password: string): Promise<boolean> {
+/** `to`: a TCP port on 127.0.0.1, or an open stream to the server (an SSH channel to its Unix socket). */
+export async function vncAuthenticates(to: number | Duplex, password: string): Promise<boolean> {
   const key = vncKey(password);
   const des = createCipheriv('des-ede-ecb', Buffer.concat([key, key]), null).setAutoPadding(false);
   return new Promise((resolve, reject) => {
-    const s = net.connect({ host: '127.0.0.1', port });
+    const s = typeof to === 'number' ? net.connect({ host: '127.0.0.1', port: to }) : to;
     let buf = Buffer.alloc(0);
     let stage = 0;
     s.on('error', reject);
+    s.on('close', () => reject(new Error(`the server closed the connection during the handshake (step ${stage})`)));
     s.on('data', (d) => {
       buf = Buffer.concat([buf, d]);
       if (stage === 0 && buf.length >= 12) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Finding, FindingCode } from '../../../src/core/remote/types';
-import { bedLike, configured, freshGpu, fx, glxOnlyGpu, report } from './reports';
+import { amdGpu, bedLike, configured, freshGpu, fx, glxOnlyGpu, report, softwareEgl } from './reports';
+import { chooseBackend } from '../../../src/core/remote/setupPlan';
 
 const codes = (f: Finding[]) => f.map((x) => x.code).sort();
 const find = (f: Finding[], code: FindingCode) => f.find((x) => x.code === code)!;
@@ -25,6 +26,28 @@ describe('findings: plain-language diagnosis', () => {
     expect(f.severity).toBe('error');
     expect(f.message).toMatch(/No NVIDIA driver/);
     expect(f.fix).toMatch(/apt install nvidia-driver/);
+  });
+
+  it('VirtualGL on the software EGL device (the bed): usable, named a software renderer, and the finding says 3D would run on the CPU and why', () => {
+    const r = report(softwareEgl());
+    expect(r.virtualgl).toMatchObject({ installed: true, version: '3.1.4', eglUsable: true, eglDevice: 'egl0' });
+    expect(r.virtualgl.eglDevices).toEqual([{ id: 'egl0', driPath: null, vendor: 'Mesa/X.org', renderer: expect.stringMatching(/^llvmpipe/), kind: 'software', gpuVendor: null }]);
+    const f = find(r.findings, 'EGL_SOFTWARE_RENDERER');
+    expect(f.severity).toBe('warning');
+    expect(f.message).toMatch(/^VirtualGL's EGL device egl0 is llvmpipe \(LLVM [^)]*\), a software renderer: 3D programs in the desktop would render on the CPU, not a GPU, because no GPU driver is loaded/);
+    expect(f.fix).toMatch(/apt install nvidia-driver/);
+    expect(codes(r.findings)).toEqual(['EGL_SOFTWARE_RENDERER', 'NO_NVIDIA_DRIVER', 'NO_SUDO', 'NO_WINDOW_MANAGER']);
+    // A CPU rasteriser is nothing to set a back end up for.
+    expect(chooseBackend(r)).toBe('none');
+  });
+
+  it('an AMD GPU through Mesa counts as a GPU: EGL back end, no NVIDIA-driver error', () => {
+    const r = report(amdGpu());
+    expect(r.virtualgl.eglDevices[0]).toMatchObject({ id: 'egl0', kind: 'gpu', gpuVendor: 'amd', driPath: '/dev/dri/card0' });
+    expect(r.virtualgl.eglReason).toBe('renders on egl0 (AMD Radeon Pro W6800 (radeonsi, navi21, LLVM 17.0.6, DRM 3.57, 6.8.0-45-generic)) through /dev/dri/card0');
+    expect(codes(r.findings)).not.toContain('NO_NVIDIA_DRIVER');
+    expect(codes(r.findings)).not.toContain('EGL_SOFTWARE_RENDERER');
+    expect(chooseBackend(r)).toBe('egl');
   });
 
   it("nvidia-smi installed but the driver isn't talking: its own words are quoted", () => {

@@ -18,6 +18,7 @@ export interface Scenario {
   nvproc?: string;
   dri?: string;
   vgl?: string;
+  egl?: string;
   x0?: string;
   turbo?: string;
   turbolist?: string;
@@ -41,6 +42,7 @@ export function report(s: Scenario): ServerReport {
       nvproc: s.nvproc ?? '',
       dri: s.dri ?? '',
       vgl: s.vgl ?? '',
+      egl: s.egl ?? '',
       x0: s.x0 ?? '',
       turbo: s.turbo ?? '',
       turbolist: s.turbolist ?? '',
@@ -74,6 +76,22 @@ export const bedLike = (): Scenario => ({
   sudo: 'absent',
   tiger: fx('tigervnc-xvnc-version.txt'),
   tigerlist: fx('tigervnc-list-empty.txt'),
+});
+
+/** The bed as it is now: no GPU, VirtualGL 3.1.4 whose only EGL device is Mesa's llvmpipe, TurboVNC 3.3. */
+export const softwareEgl = (): Scenario => ({
+  ...bedLike(),
+  vgl: 'bin /opt/VirtualGL/bin\neglinfo\nversion 3.1.4-20261201',
+  egl: `@@listed\n${fx('eglinfo-e-llvmpipe.txt')}\n@@dev egl0\n${fx('eglinfo-B-llvmpipe.txt')}`,
+  turbo: 'bin /opt/TurboVNC/bin\n' + fx('turbovnc-3.3-xvnc-version.txt'),
+});
+
+/** An AMD workstation card through Mesa, VirtualGL 3.1.4 installed, no NVIDIA driver. */
+export const amdGpu = (): Scenario => ({
+  os: 'os-release-ubuntu-24.04.txt',
+  dri: '/dev/dri/card0 rw video\n/dev/dri/renderD128 rw render',
+  vgl: 'bin /opt/VirtualGL/bin\neglinfo\nversion 3.1.4',
+  egl: '@@listed\nEGL device ID: egl0 or egl, DRI device path: /dev/dri/card0\n@@dev egl0\nOpenGL vendor string: AMD\nOpenGL renderer string: AMD Radeon Pro W6800 (radeonsi, navi21, LLVM 17.0.6, DRM 3.57, 6.8.0-45-generic)\n',
 });
 
 /** Everything done, EGL back end, TurboVNC with a localhost-only session. */

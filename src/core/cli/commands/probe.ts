@@ -6,10 +6,7 @@ import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
 import { connectOptionsFromFlags, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
 
-/**
- * Where VirtualGL/ and TurboVNC/ live on the server (default /opt). Only tests change it, to point
- * at shims; real servers always use /opt.
- */
+/** Where VirtualGL/ and TurboVNC/ live on the server (default /opt, where their packages install). */
 export function remoteOptRoot(io: CliIo): string {
   return io.env.GPU_DESK_REMOTE_OPT_ROOT || '/opt';
 }

@@ -12,7 +12,8 @@ const help = [
   '',
   'VNC sessions of your account on the server (TurboVNC or TigerVNC).',
   '',
-  '  list                     running sessions: display, port, pid, and whether only localhost can reach it',
+  '  list                     running sessions: display, port or Unix socket, pid, and whether only',
+  '                           localhost can reach it',
   '  start [N]                a new session on display N (default: the next free one), always bound to',
   '                           localhost; prints its password for this connection (TurboVNC: a one-time',
   '                           password; TigerVNC: a random password for this session only)',
@@ -22,6 +23,9 @@ const help = [
   '  --geometry WxH           desktop size for start (default 1920x1080)',
   '  --wm COMMAND             window manager/desktop for start (default: the first one installed)',
   '  --no-virtualgl           do not run the window manager under VirtualGL',
+  '  --flavor NAME            turbovnc or tigervnc: which VNC server start uses (default: TurboVNC when installed)',
+  '  --tcp                    TurboVNC: listen on 127.0.0.1:5900+N instead of a Unix socket in ~/.vnc',
+  '                           (the default: no TCP port at all; TigerVNC sessions always use TCP)',
   '  --json                   list: a JSON array; start: one JSON object {display, port, pid, password, …}',
   ...sshOptionHelp,
 ].join('\n');
@@ -41,6 +45,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
     geometry: { type: 'string' },
     wm: { type: 'string' },
     'no-virtualgl': { type: 'boolean' },
+    tcp: { type: 'boolean' },
+    flavor: { type: 'string' },
     json: { type: 'boolean' },
   });
   if (values.help) {
@@ -56,6 +62,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (action === 'list' && n !== undefined) throw new UsageError('list takes no display number', 'sessions');
   const json = !!values.json;
   const optRoot = remoteOptRoot(io);
+  const flavor = values.flavor as string | undefined;
+  if (flavor !== undefined && flavor !== 'turbovnc' && flavor !== 'tigervnc') throw new UsageError(`--flavor ${flavor}: use turbovnc or tigervnc`, 'sessions');
 
   const conn = await connectFor(destination, values as SshOptionValues, io);
   try {
@@ -78,6 +86,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
       geometry: values.geometry as string | undefined,
       windowManager: values.wm as string | undefined,
       virtualgl: values['no-virtualgl'] ? 'off' : 'auto',
+      transport: values.tcp ? 'tcp' : undefined,
+      flavor,
     });
     if (json) {
       writeLine(io.stdout, jsonText(s));

@@ -3,16 +3,19 @@ import { connectSsh, type SshConnection } from '../../ssh/connection';
 import type { ConnectionStateEvent } from '../../ssh/types';
 import { displayToPort, parseForwardSpec, type ForwardSpec } from '../../tunnels/forwardSpec';
 import { TunnelManager } from '../../tunnels/tunnelManager';
+import { sessionEndpoint } from '../../remote/vncSessions';
 import type { TunnelInfo } from '../../tunnels/tunnel';
 import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
 import { resolveDestination, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
+import { remoteOptRoot } from './probe';
 
 const help = [
   'Usage: gpu-desk tunnel <destination> --display N [options]',
   '',
-  'Forward a local port on 127.0.0.1 to the VNC display :N (port 5900+N) of a server over SSH,',
+  'Forward a local port on 127.0.0.1 to the VNC display :N of a server over SSH (the session\'s Unix',
+  'socket when it has one, else port 5900+N on the server\'s loopback),',
   'for any VNC viewer. Keeps the tunnel up: reconnects after network drops on the same local port.',
   '',
   '<destination> is user@host, host, a ~/.ssh/config alias or a saved profile name.',
@@ -84,7 +87,12 @@ async function run(args: string[], io: CliIo): Promise<number> {
   let main: TunnelInfo | undefined;
   const extra: TunnelInfo[] = [];
   try {
-    if (display !== undefined) main = await tm.openDisplay(display, { localPort });
+    if (display !== undefined) {
+      // A session on a Unix socket (TurboVNC started by gpu-desk) has no TCP port to forward to. An
+      // account that may forward but not run commands still gets the conventional port.
+      const at = await sessionEndpoint(conn, display, { optRoot: remoteOptRoot(io) }).catch(() => null);
+      main = await tm.openDisplay(display, { localPort, ...(at?.kind === 'unix' ? { remoteSocket: at.path } : {}) });
+    }
     for (const f of forwards) extra.push(await tm.openForward(f));
   } catch (e) {
     await closeAll();
@@ -94,13 +102,15 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const announce = () => {
     const fwd = extra.map((t) => ({ local: `127.0.0.1:${t.localPort}`, remote: `${t.remoteHost}:${t.remotePort}` }));
     if (main) {
-      emit({ event: 'listening', local: `127.0.0.1:${main.localPort}`, remote: `${main.remoteHost}:${main.remotePort}`, display: main.display, ...(fwd.length ? { forwards: fwd } : {}) });
+      const remote = main.remoteSocket ? { remote: main.remoteSocket, remoteSocket: main.remoteSocket } : { remote: `${main.remoteHost}:${main.remotePort}` };
+      emit({ event: 'listening', local: `127.0.0.1:${main.localPort}`, ...remote, display: main.display, ...(fwd.length ? { forwards: fwd } : {}) });
     } else {
       emit({ event: 'listening', forwards: fwd });
     }
     human(`Connected to ${conn.label}.`);
     if (main) {
-      human(`Display :${main.display} is on 127.0.0.1:${main.localPort}. Point a VNC viewer at it:`);
+      const via = main.remoteSocket ? ` (the session's socket ${main.remoteSocket} on the server)` : '';
+      human(`Display :${main.display} is on 127.0.0.1:${main.localPort}${via}. Point a VNC viewer at it:`);
       human(`  vncviewer 127.0.0.1::${main.localPort}        (TigerVNC / TurboVNC; RealVNC: 127.0.0.1:${main.localPort})`);
     }
     for (const t of extra) {
