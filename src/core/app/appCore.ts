@@ -304,12 +304,14 @@ export class AppCore {
   private async openViewer(connectionId: string, display: number) {
     const l = this.ready(connectionId);
     const conn = l.conn!;
-    // A TurboVNC session we did not start (or whose one-time password is spent) gets a fresh one.
-    if (l.flavor === 'turbovnc' && !l.vncPasswords.has(display)) {
+    const at = await this.deps.remote.endpoint(conn, display);
+    const flavor = at.flavor ?? l.flavor;
+    // A TurboVNC session we did not start, or whose one-time password is spent (every reconnect of the
+    // viewer opens it again), gets a fresh one.
+    if (flavor === 'turbovnc' && !l.vncPasswords.has(display)) {
       const otp = await this.deps.remote.oneTimePassword(conn, display).catch(() => null);
       if (otp) l.vncPasswords.set(display, { password: otp, once: true });
     }
-    const at = await this.deps.remote.endpoint(conn, display);
     const remotePort = at.kind === 'tcp' ? at.port : null;
     const ticket = this.deps.hub.register((): Promise<Duplex> => (at.kind === 'unix' ? conn.forwardOutUnix(at.path) : conn.forwardOut(at.host, at.port)));
     this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters });
@@ -321,7 +323,7 @@ export class AppCore {
       display,
       remotePort,
       remoteSocket: at.kind === 'unix' ? at.path : null,
-      flavor: l.flavor,
+      flavor,
       vncPassword: pw?.password ?? null,
     };
   }

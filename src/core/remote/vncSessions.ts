@@ -51,15 +51,18 @@ export async function listSessions(session: SshSession, opts: SessionOptions = {
   return sessionsFromSections(s, `${optRoot}/TurboVNC/bin`);
 }
 
-/** Where a tunnel reaches display :n: the session's Unix socket when it has one, else TCP 5900+n on the server's loopback. */
-export type SessionEndpoint = { kind: 'unix'; path: string } | { kind: 'tcp'; host: string; port: number };
+/**
+ * Where a tunnel reaches display :n: the session's Unix socket when it has one, else TCP 5900+n on the
+ * server's loopback; with the session's flavour when it is one of this account's (null otherwise).
+ */
+export type SessionEndpoint = ({ kind: 'unix'; path: string } | { kind: 'tcp'; host: string; port: number }) & { flavor: VncFlavor | null };
 
 export async function sessionEndpoint(session: SshSession, display: number, opts: SessionOptions = {}): Promise<SessionEndpoint> {
   checkDisplay(display);
   const s = (await listSessions(session, opts)).find((x) => x.display === display);
-  if (s?.unixPath) return { kind: 'unix', path: s.unixPath };
+  if (s?.unixPath) return { kind: 'unix', path: s.unixPath, flavor: s.flavor };
   // Not one of this account's sessions (another tool's, a system service): the conventional port.
-  return { kind: 'tcp', host: '127.0.0.1', port: s?.port ?? 5900 + display };
+  return { kind: 'tcp', host: '127.0.0.1', port: s?.port ?? 5900 + display, flavor: s?.flavor ?? null };
 }
 
 function checkDisplay(n: number): void {

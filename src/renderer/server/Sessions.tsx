@@ -87,7 +87,7 @@ export function Sessions({ state, connectionId, profile, report }: { state: AppS
               <tr key={s.display} data-testid={`session-${s.display}`}>
                 <td>:{s.display} <span className="muted">({s.unixPath ? `socket ${s.unixPath}` : `port ${s.port ?? '?'}`})</span></td>
                 <td>{s.flavor === 'turbovnc' ? 'TurboVNC' : s.flavor === 'tigervnc' ? 'TigerVNC' : '?'}{s.pid ? <span className="muted"> · pid {s.pid}</span> : null}</td>
-                <td>{s.localhostOnly === true ? (s.unixPath ? 'Unix socket only' : 'localhost only') : s.localhostOnly === false ? <span className="warn-text">all interfaces!</span> : 'unknown'}</td>
+                <td>{s.localhostOnly === true ? 'localhost only' : s.localhostOnly === false ? <span className="warn-text">all interfaces!</span> : 'unknown'}</td>
                 <td className="actions">
                   <button className="primary" onClick={() => view(s.display)} aria-label={`View display ${s.display}`}>View</button>
                   <button onClick={() => tunnel(s.display)} disabled={busy === `tunnel-${s.display}`} aria-label={`Tunnel only to display ${s.display}`}>Tunnel only</button>

@@ -53,6 +53,13 @@ describe('a VNC session started by hand on all interfaces (real bed)', () => {
   });
 });
 
+/**
+ * These steps edit TigerVNC's mandatory config: the plan is made as for a server without TurboVNC (an
+ * install prefix where it is absent), since with TurboVNC present vnc-localhost would edit its
+ * machine-wide security file instead, which every other test run on this machine shares.
+ */
+const NO_TURBOVNC = '/nonexistent-opt';
+
 describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
   beforeAll(async () => {
     fs.writeFileSync(SUDOERS, 'gdtest ALL=(ALL:ALL) ALL\n', { mode: 0o440 });
@@ -73,7 +80,7 @@ describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
   });
 
   it('idempotence: the steps that can run here apply once through sudo; a second apply runs no apply at all', async () => {
-    const plan = buildSetupPlan(await probeServer(conn));
+    const plan = buildSetupPlan(await probeServer(conn, { optRoot: NO_TURBOVNC }), { optRoot: NO_TURBOVNC });
     const only = ['vnc-server', 'vnc-localhost'];
     const before = await checkPlan(conn, plan);
     expect(before['vnc-server']).toBe('done');
@@ -270,7 +277,7 @@ describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
     const run = (args: string[], stdin: string) => new Promise<{ code: number; out: string }>((resolve) => {
       const p = spawn(process.execPath, [path.resolve(__dirname, '../../../bin/gpu-desk.cjs'), 'setup',
         `${bed.user}@127.0.0.1`, '-p', String(bed.port), '-i', bed.userKeyPath, '-F', 'none', '--no-agent',
-        '--known-hosts', path.join(home, 'kh'), '--accept-new-host-key', ...args], { env: { ...process.env, HOME: home, GPU_DESK_HOME: home, SSH_AUTH_SOCK: '' } });
+        '--known-hosts', path.join(home, 'kh'), '--accept-new-host-key', ...args], { env: { ...process.env, HOME: home, GPU_DESK_HOME: home, SSH_AUTH_SOCK: '', GPU_DESK_REMOTE_OPT_ROOT: NO_TURBOVNC } });
       let out = '';
       p.stdout.on('data', (d) => (out += d));
       p.stderr.on('data', (d) => (out += d));

@@ -185,7 +185,7 @@ describe('TurboVNC 3.3 sessions on the real bed', { timeout: 300_000 }, () => {
 
     const listed = (await listSessions(conn)).filter((x) => x.display === s.display);
     expect(listed).toEqual([expect.objectContaining({ flavor: 'turbovnc', pid: s.pid, port: null, unixPath: s.unixPath, localhostOnly: true })]);
-    expect(await sessionEndpoint(conn, s.display)).toEqual({ kind: 'unix', path: s.unixPath });
+    expect(await sessionEndpoint(conn, s.display)).toEqual({ kind: 'unix', path: s.unixPath, flavor: 'turbovnc' });
 
     await killSession(conn, s.display);
     started.splice(started.indexOf(s.display), 1);
@@ -212,7 +212,7 @@ describe('TurboVNC 3.3 sessions on the real bed', { timeout: 300_000 }, () => {
     expect(s).toMatchObject({ flavor: 'turbovnc', port: 5900 + s.display, unixPath: null, localhostOnly: true });
     for (const a of s.listenAddresses) expect(['127.0.0.1', '::1']).toContain(a);
     expect(await vncAuthenticates(s.port!, s.password!)).toBe(true);
-    expect(await sessionEndpoint(conn, s.display)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: s.port });
+    expect(await sessionEndpoint(conn, s.display)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: s.port, flavor: 'turbovnc' });
     await killSession(conn, s.display);
     started.splice(started.indexOf(s.display), 1);
   });

@@ -6,7 +6,7 @@ import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
 import { connectOptionsFromFlags, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
 
-/** Where VirtualGL/ and TurboVNC/ live on the server (default /opt, where their packages install). */
+/** Where VirtualGL/ and TurboVNC/ live on the server (default /opt, where their packages install; tests point it elsewhere to stand for a server without them). */
 export function remoteOptRoot(io: CliIo): string {
   return io.env.GPU_DESK_REMOTE_OPT_ROOT || '/opt';
 }
