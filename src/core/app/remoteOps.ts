@@ -24,7 +24,6 @@ export interface RemoteOps {
   oneTimePassword(s: SshSession, display: number): Promise<string>;
   /** Where display :n is reached on the server: the session's Unix socket, else its TCP port. */
   endpoint(s: SshSession, display: number): Promise<SessionEndpoint>;
-  plan(s: SshSession): Promise<SetupPlan>;
   plan(s: SshSession, opts?: SetupOptions): Promise<SetupPlan>;
   apply(s: SshSession, plan: SetupPlan, opts: { sudoPassword: string | null; onProgress(p: PlanProgress): void }): Promise<ApplyResult>;
 }
