@@ -25,7 +25,7 @@ export interface ViewerPrefs {
   encoding: EncodingName;
   /** No JPEG at all (TurboVNC's "Lossless Tight"). */
   lossless: boolean;
-  /** TurboVNC only: fine-grained JPEG quality 0–100 (null: from the level). */
+  /** TurboVNC only: fine-grained JPEG quality 1–100 (null: from the level). */
   jpegQuality: number | null;
   /** TurboVNC only: chroma subsampling (null: from the level). */
   subsampling: Subsampling | null;

@@ -3,3 +3,5 @@ export * from './xvnc';
 export * from './util';
 export * from './freshServer';
 export * from './packageMirror';
+export * from './desktop';
+export * from './screen';

@@ -4,7 +4,7 @@ import { findElectron, launchElectronApp, type LaunchedApp } from '../e2e-electr
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cleanupAll, startSshd, type SshdBed } from '../bed';
+import { cleanupAll, desktopConfig, startSshd, type DesktopConfig, type SshdBed } from '../bed';
 import { startHarness, type Harness } from '../../src/harness/server';
 import { connectSsh } from '../../src/core/ssh/connection';
 import { killSession, listSessions } from '../../src/core/remote';
@@ -22,6 +22,8 @@ export interface AppDriver {
 
 export interface Env {
   bed: SshdBed;
+  /** What desktops started through this bed run (the window manager to pick, the terminal it opens). */
+  desktop: DesktopConfig;
   app: AppDriver;
   home: string;
   sshConfigPath: string;
@@ -37,8 +39,9 @@ export const SCREENS = path.resolve(__dirname, '../../test-results/screens');
 let shotNo = 0;
 
 /**
- * Per worker: a real sshd (the bed account, with an nvidia-smi shim first on its PATH), a private
- * GPU_DESK_HOME and keychain service, and the harness in this process serving the built renderer.
+ * Per worker: a real sshd (the bed account, with an nvidia-smi shim first on its PATH, and desktops
+ * that open the bed's own terminal under openbox), a private GPU_DESK_HOME and keychain service,
+ * and the harness in this process serving the built renderer.
  */
 export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell }>({
   shell: ['harness', { option: true, scope: 'worker' }],
@@ -63,7 +66,8 @@ export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell
       process.env.GPU_DESK_KEYCHAIN_SERVICE = `gpu-desk-e2e-${process.pid}`;
       const shimDir = path.resolve(__dirname, 'shims');
       fs.chmodSync(shimDir, 0o755);
-      const bed = await startSshd({ extraConfig: [`SetEnv PATH=${shimDir}:/usr/local/bin:/usr/bin:/bin`] });
+      const desktop = desktopConfig();
+      const bed = await startSshd({ extraConfig: [`SetEnv PATH=${shimDir}:/usr/local/bin:/usr/bin:/bin XDG_CONFIG_HOME=${desktop.xdgConfigHome}`] });
       const sshConfigPath = path.join(home, 'ssh_config');
       fs.writeFileSync(sshConfigPath, `Host bed-alias\n  HostName 127.0.0.1\n  Port ${bed.port}\n  User ${bed.user}\n  IdentityFile ${bed.userKeyPath}\n\nHost *.wild\n  User nobody\n`);
       let harness: Harness | null = null;
@@ -116,7 +120,7 @@ export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell
       const before = await bedSessions();
       const existing = new Set(before.list.map((s) => s.display));
       await before.conn.close();
-      await use({ bed, app, home, sshConfigPath, shot, window });
+      await use({ bed, desktop, app, home, sshConfigPath, shot, window });
       await harness?.close();
       await launched?.close();
       const after = await bedSessions();

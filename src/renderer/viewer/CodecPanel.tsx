@@ -43,9 +43,9 @@ export function CodecPanel(props: { prefs: ViewerPrefs; turbo: boolean; h264: bo
       </label>
       <fieldset disabled={!props.turbo || p.adaptive || p.lossless}>
         <legend>TurboVNC fine control{props.turbo ? '' : ' (TurboVNC servers only)'}</legend>
-        <label>JPEG quality 0–100
-          <input type="number" min={0} max={100} value={p.jpegQuality ?? ''} placeholder={`from level (${lvl.jpeg})`}
-            onChange={(e) => set({ jpegQuality: e.target.value === '' ? null : Math.max(0, Math.min(100, Number(e.target.value))) })} />
+        <label>JPEG quality 1–100
+          <input type="number" min={1} max={100} value={p.jpegQuality ?? ''} placeholder={`from level (${lvl.jpeg})`}
+            onChange={(e) => set({ jpegQuality: e.target.value === '' ? null : Math.max(1, Math.min(100, Number(e.target.value))) })} />
         </label>
         <label>Chroma subsampling
           <select value={p.subsampling ?? ''} onChange={(e) => set({ subsampling: (e.target.value || null) as ViewerPrefs['subsampling'] })}>

@@ -27,9 +27,16 @@ export const ENC = {
   extendedMouseButtons: -316,
   vmwareCursor: 0x574d5664,
   extendedClipboard: 0xc0a1e5ce | 0,
-  /** TurboVNC: −512 + q sets JPEG quality q (0–100). */
+  /**
+   * TurboVNC: −512 + q sets JPEG quality q. Its server takes q = 1–100 only (rfbserver.c checks from
+   * FineQualityLevel0 + 1): −512 itself is ignored.
+   */
   fineQuality0: -512,
-  /** TurboVNC: −768 + s sets subsampling (0 = 1X, 1 = 4X, 2 = 2X, 3 = gray). */
+  /**
+   * TurboVNC: −768 + s sets subsampling (0 = 1X, 1 = 4X, 2 = 2X, 3 = gray). rfbproto.h also names
+   * 8X (−764) and 16X (−763), but the 3.x server ignores them (its check ends at gray), so they are
+   * never offered.
+   */
   subsamp0: -768,
 } as const;
 
@@ -72,7 +79,8 @@ export function encodingList(p: Pick<ViewerPrefs, 'encoding' | 'quality' | 'comp
   const list = [ENC.copyRect, ...(usable ? [preferred] : []), ...order.filter((e) => e !== preferred)];
   if (!p.lossless) {
     list.push(ENC.qualityLevel0 + clampInt(p.quality, 0, 9));
-    if (ctx.turbo && p.jpegQuality !== null) list.push(ENC.fineQuality0 + clampInt(p.jpegQuality, 0, 100));
+    // After the quality level: the server applies the list in order, and a level sets both.
+    if (ctx.turbo && p.jpegQuality !== null) list.push(ENC.fineQuality0 + clampInt(p.jpegQuality, 1, 100));
     if (ctx.turbo && p.subsampling !== null) list.push(ENC.subsamp0 + SUBSAMP_INDEX[p.subsampling]);
   }
   list.push(ENC.compressLevel0 + clampInt(p.compression, 0, 9));

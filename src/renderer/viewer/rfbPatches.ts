@@ -72,6 +72,23 @@ export function overrideEncodings(rfb: RFB, list: () => number[]): void {
   };
 }
 
+/**
+ * Asks for the whole screen again (a non-incremental FramebufferUpdateRequest; TurboVNC and TigerVNC
+ * honour it with continuous updates on). A codec change only applies to what the server encodes
+ * next, so a still screen would keep its old, perhaps JPEG-blurred, pixels until they change.
+ */
+export function requestFullUpdate(rfb: RFB): void {
+  const r = internals(rfb);
+  if (!r._fbWidth || !r._fbHeight) return;
+  r._sock.sQpush8(3); // msg-type FramebufferUpdateRequest
+  r._sock.sQpush8(0); // not incremental
+  r._sock.sQpush16(0);
+  r._sock.sQpush16(0);
+  r._sock.sQpush16(r._fbWidth);
+  r._sock.sQpush16(r._fbHeight);
+  r._sock.flush();
+}
+
 interface DecodedFrame {
   displayWidth: number;
   displayHeight: number;

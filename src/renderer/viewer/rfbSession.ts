@@ -2,7 +2,7 @@ import RFB from '@novnc/novnc';
 import type { ViewerPrefs, ViewerTicket } from '../../shared/models';
 import { CountingChannel } from './channel';
 import { ENC, encodingLabel, encodingList } from './encodings';
-import { checkRfbInternals, installDirectDraw, installFastPath, installHooks, overrideEncodings } from './rfbPatches';
+import { checkRfbInternals, installDirectDraw, installFastPath, installHooks, overrideEncodings, requestFullUpdate } from './rfbPatches';
 import { SampleRing, median, type ViewerSample } from './stats';
 import { adaptStep, initialAdaptive, type AdaptiveState } from './adaptive';
 
@@ -192,7 +192,11 @@ export class ViewerSession {
     this.rfb.dragViewport = false;
     // ?smooth: the browser's default sampling, only to measure what nearest sampling saves.
     if (this.opts.fastPath !== false && !new URLSearchParams(globalThis.location?.search ?? '').has('smooth')) this.setSampling(p.scale);
-    if (codecChanged) this.sendEncodings();
+    if (codecChanged && this.state === 'connected') {
+      this.sendEncodings();
+      // The user's choice shows at once on the whole screen (adaptive steps need no such refresh).
+      requestFullUpdate(this.rfb);
+    }
   }
 
   /**

@@ -29,6 +29,22 @@ describe('encodingList', () => {
     expect(encodingList({ ...p, subsampling: 'gray' }, { ...ctx, turbo: true })).toContain(-768 + 3);
   });
 
+  it('sends fine quality and subsampling after the quality level, which would otherwise reset them', () => {
+    const l = encodingList({ ...base, quality: 2, jpegQuality: 80, subsampling: '2x' }, { ...ctx, turbo: true });
+    const level = l.indexOf(ENC.qualityLevel0 + 2);
+    expect(level).toBeGreaterThanOrEqual(0);
+    expect(l.indexOf(-512 + 80)).toBeGreaterThan(level);
+    expect(l.indexOf(-768 + 2)).toBeGreaterThan(level);
+  });
+
+  it('sends JPEG quality 0 as 1 (TurboVNC ignores -512) and never the 8X/16X subsampling codes its server ignores', () => {
+    const l = encodingList({ ...base, jpegQuality: 0, subsampling: 'gray' }, { ...ctx, turbo: true });
+    expect(l).toContain(-512 + 1);
+    expect(l).not.toContain(-512);
+    expect(l.filter((e) => e >= -768 && e <= -763)).toEqual([-768 + 3]);
+    expect(encodingList({ ...base, jpegQuality: 250 }, { ...ctx, turbo: true })).toContain(-412);
+  });
+
   it('offers H.264 only when the browser decodes it', () => {
     expect(encodingList({ ...base, encoding: 'h264' }, ctx)).not.toContain(ENC.h264);
     expect(encodingList({ ...base, encoding: 'h264' }, { ...ctx, h264: true }).slice(0, 2)).toEqual([ENC.copyRect, ENC.h264]);
