@@ -121,7 +121,7 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });
   await typeOnRemote(page, `echo typed-${tag} > ${outFile}`, 15);
   await page.keyboard.press('Enter');
-  await expect.poll(() => (fs.existsSync(outFile) ? fs.readFileSync(outFile, 'utf8').trim() : ''), { timeout: 15_000 }).toBe(`typed-${tag}`);
+  await expect.poll(() => (fs.existsSync(outFile) ? fs.readFileSync(outFile, 'utf8').trim() : ''), { timeout: 30_000 }).toBe(`typed-${tag}`);
   await expect.poll(async () => differingPixels(await serverScreen(env.bed.home, display, { x: 0, y: 0, w: 1024, h: 768 }), screenBefore)).toBeGreaterThan(0);
   await expectShownAsOnServer(page, env, display);
   await env.shot(page, 'viewer-typed');
@@ -137,12 +137,12 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });
   await typeOnRemote(page, `xclip -o -selection clipboard > ${clipOut}`, 10);
   await page.keyboard.press('Enter');
-  await expect.poll(() => (fs.existsSync(clipOut) ? fs.readFileSync(clipOut, 'utf8') : ''), { timeout: 15_000 }).toBe(`to-server-${tag}`);
+  await expect.poll(() => (fs.existsSync(clipOut) ? fs.readFileSync(clipOut, 'utf8') : ''), { timeout: 30_000 }).toBe(`to-server-${tag}`);
   // Server → this computer: a program on the server copies text; the panel shows it.
   await typeOnRemote(page, `echo -n from-server-${tag} | xclip -selection clipboard`, 10);
   await page.keyboard.press('Enter');
   await page.getByRole('button', { name: 'Clipboard', exact: true }).click();
-  await expect(clip.getByRole('textbox', { name: 'Remote clipboard', exact: true })).toHaveValue(`from-server-${tag}`, { timeout: 15_000 });
+  await expect(clip.getByRole('textbox', { name: 'Remote clipboard', exact: true })).toHaveValue(`from-server-${tag}`, { timeout: 30_000 });
   await env.shot(page, 'viewer-clipboard');
   await page.getByRole('button', { name: 'Clipboard', exact: true }).click();
   fs.rmSync(clipOut, { force: true });
@@ -164,7 +164,7 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   await screen.click({ position: { x: 200, y: 150 } });
   await page.keyboard.press('Enter');
   await page.keyboard.press('Control+d');
-  await expect.poll(() => (fs.existsSync(keysOut) ? fs.readFileSync(keysOut, 'utf8') : ''), { timeout: 15_000 }).toContain('\n');
+  await expect.poll(() => (fs.existsSync(keysOut) ? fs.readFileSync(keysOut, 'utf8') : ''), { timeout: 30_000 }).toContain('\n');
   const keys = fs.readFileSync(keysOut, 'utf8');
   expect(keys).not.toContain('Q');
   expect(keys.startsWith('^['), `Escape first, got ${JSON.stringify(keys)}`).toBe(true);
@@ -207,7 +207,7 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   await page.keyboard.press('Enter');
   await chooseLossless(page);
   await page.getByLabel('Scaling').selectOption('remote');
-  await expect.poll(async () => (await canvasSize(page)).w, { timeout: 15_000 }).not.toBe(1024);
+  await expect.poll(async () => (await canvasSize(page)).w, { timeout: 30_000 }).not.toBe(1024);
   expect((await canvasSize(page)).w).toBeGreaterThan(300);
   await expectShownAsOnServer(page, env, display);
   await env.shot(page, 'viewer-resized-remote');
