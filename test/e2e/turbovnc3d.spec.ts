@@ -28,7 +28,8 @@ async function setFine(page: Page, jpeg: string, subsampling: string): Promise<v
 }
 
 test('a 3D program on a TurboVNC desktop renders through VirtualGL and is drawn in the viewer; TurboVNC JPEG quality and subsampling change bytes per frame', async ({ page, env }) => {
-  test.setTimeout(420_000);
+  // A 3D program rendered on the CPU, encoded and viewed on two cores shared with other work.
+  test.setTimeout(720_000);
   expect(fs.existsSync(`${VGL}/glxspheres64`), 'VirtualGL is installed on the bed (.ci/run installs it)').toBe(true);
   fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
   await env.app.open(page);
@@ -90,15 +91,15 @@ test('a 3D program on a TurboVNC desktop renders through VirtualGL and is drawn 
     let logAt = sessionLog(env, display).length;
     await panel.getByLabel('Preset').selectOption('perceptual');
     await expect.poll(() => loggedSince(env, display, logAt)).toContain('Using JPEG quality 95');
-    const bpf95 = await bytesPerFrame(page, 3);
+    const bpf95 = await bytesPerFrame(page, 3, 1);
     logAt = sessionLog(env, display).length;
     await setFine(page, '30', '1x');
     await expect.poll(() => loggedSince(env, display, logAt)).toMatch(/Using JPEG quality 30\n(.*\n)*.*Using JPEG subsampling 0/);
-    const bpf30 = await bytesPerFrame(page, 3);
+    const bpf30 = await bytesPerFrame(page, 3, 1);
     logAt = sessionLog(env, display).length;
     await setFine(page, '30', 'gray');
     await expect.poll(() => loggedSince(env, display, logAt)).toContain('Using JPEG subsampling 3');
-    const bpfGray = await bytesPerFrame(page, 3);
+    const bpfGray = await bytesPerFrame(page, 3, 1);
     await env.shot(page, 'viewer-glxspheres-jpeg30-gray');
     test.info().annotations.push({ type: 'bytes per frame', description: `JPEG 95 1X ${Math.round(bpf95)} B, JPEG 30 1X ${Math.round(bpf30)} B, JPEG 30 gray ${Math.round(bpfGray)} B` });
     expect(bpf30).toBeLessThan(bpf95);
