@@ -217,7 +217,7 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   await page.getByRole('button', { name: 'Back to the server' }).click();
   await row.getByRole('button', { name: `Stop display ${display}` }).click();
   await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
-  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 90_000 });
+  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
   await env.shot(page, 'desktop-stopped');
   const xvnc = execFileSync('ps', ['-eo', 'args']).toString().split('\n').filter((l) => /\bX(tiger)?vnc :/.test(l) && l.includes(` :${display} `));
   expect(xvnc).toEqual([]);

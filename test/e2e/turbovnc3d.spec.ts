@@ -113,6 +113,6 @@ test('a 3D program on a TurboVNC desktop renders through VirtualGL and is drawn 
   await page.getByRole('button', { name: 'Back to the server' }).click();
   await row.getByRole('button', { name: `Stop display ${display}` }).click();
   await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
-  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 90_000 });
+  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
   await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
 });
