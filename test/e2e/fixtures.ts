@@ -116,15 +116,23 @@ export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell
         const conn = await connectSsh({ destination: `${bed.user}@127.0.0.1`, port: bed.port, identityFiles: [bed.userKeyPath], agent: false, sshConfigPath: null, userKnownHostsFiles: [], appKnownHostsFile: path.join(home, 'fixture_known_hosts'), callbacks: { onUnknownHostKey: async () => 'accept-once' } });
         return { conn, list: await listSessions(conn) };
       };
-      // Other suites may run desktops for the same bed account: only ours are stopped afterwards.
-      const before = await bedSessions();
-      const existing = new Set(before.list.map((s) => s.display));
-      await before.conn.close();
+      // Other suites (and other people) run desktops for the same bed account, starting and stopping
+      // them while this worker runs: only desktops started through this bed are stopped afterwards,
+      // known by the bed's XDG_CONFIG_HOME in their X server's environment.
+      const startedHere = (pid: number | null): boolean => {
+        if (pid === null) return false;
+        try {
+          return fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`XDG_CONFIG_HOME=${desktop.xdgConfigHome}`);
+        } catch {
+          return false;
+        }
+      };
       await use({ bed, desktop, app, home, sshConfigPath, shot, window });
       await harness?.close();
       await launched?.close();
       const after = await bedSessions();
-      for (const s of after.list) if (!existing.has(s.display)) await killSession(after.conn, s.display).catch(() => {});
+      const ours = new Set(after.list.filter((s) => startedHere(s.pid)).map((s) => s.display));
+      for (const display of ours) await killSession(after.conn, display).catch(() => {});
       await after.conn.close();
       await cleanupAll();
       fs.rmSync(home, { recursive: true, force: true });
