@@ -41,6 +41,9 @@ export type ErrorCode =
   | 'PLAN_STEP_FAILED'
   | 'VNC_SESSION_FAILED'
   | 'CANCELLED'
+  | 'SLURM_FAILED'
+  | 'JOB_NOT_FOUND'
+  | 'JOB_ENDED'
   | 'INTERNAL';
 
 export class GpuDeskError extends Error {

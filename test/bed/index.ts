@@ -5,3 +5,4 @@ export * from './freshServer';
 export * from './packageMirror';
 export * from './desktop';
 export * from './screen';
+export * from './slurm';

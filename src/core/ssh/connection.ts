@@ -117,7 +117,16 @@ export class SshConnection extends EventEmitter implements SshSession {
       let sock: Duplex | undefined;
       for (let i = 0; i < this.target.hops.length; i++) {
         const hop = this.target.hops[i];
-        if (i > 0) {
+        if (i === 0 && this.opts.via) {
+          const via = this.opts.via;
+          sock = await via.forwardOut(hop.endpoint.hostName, hop.endpoint.port).catch((e: Error) => {
+            throw new GpuDeskError(
+              'HOST_UNREACHABLE',
+              `${via.endpoint.host} could not reach ${hop.endpoint.hostName}:${hop.endpoint.port} (${e.message})`,
+              'check that SSH to this host is allowed from there',
+            );
+          });
+        } else if (i > 0) {
           sock = await forwardOutOn(clients[i - 1], hop.endpoint.hostName, hop.endpoint.port).catch((e: Error) => {
             throw new GpuDeskError(
               'HOST_UNREACHABLE',

@@ -68,6 +68,11 @@ export interface ConnectOptions {
   identityFiles?: string[];
   /** Offer only keySources and explicit identityFiles on the target: no default ~/.ssh/id_* and no ssh-config IdentityFile (proving one key works). */
   onlyGivenKeys?: boolean;
+  /**
+   * An open connection to dial the first hop through (as ProxyJump would, but reusing its login:
+   * one 2FA prompt for a cluster's login node, then its compute nodes). Its drop drops this one.
+   */
+  via?: SshSession;
   /** ProxyJump hops in order, each "user@host:port" or alias; overrides ~/.ssh/config's ProxyJump. */
   jump?: string[];
   /** ProxyCommand for the target (a saved profile's); overrides ~/.ssh/config's; ignored when jump is given, as ssh -J does. */

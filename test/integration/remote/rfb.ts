@@ -21,15 +21,32 @@ function vncKey(password: string): Buffer {
 
 /** `to`: a TCP port on 127.0.0.1, or an open stream to the server (an SSH channel to its Unix socket). */
 export async function vncAuthenticates(to: number | Duplex, password: string): Promise<boolean> {
+  const s = typeof to === 'number' ? net.connect({ host: '127.0.0.1', port: to }) : to;
+  return (await rfbHandshake(s, password, { init: false })).ok;
+}
+
+export interface RfbResult {
+  ok: boolean;
+  /** From ServerInit (only with init: the desktop's size and name as the server itself reports them). */
+  width?: number;
+  height?: number;
+  name?: string;
+}
+
+/**
+ * VNC authentication over any stream (a TCP socket, an SSH channel to a Unix socket); with `init`,
+ * also ClientInit/ServerInit, so the caller can compare the desktop with what the server says.
+ */
+export function rfbHandshake(s: Duplex, password: string, opts: { init?: boolean } = {}): Promise<RfbResult> {
   const key = vncKey(password);
   const des = createCipheriv('des-ede-ecb', Buffer.concat([key, key]), null).setAutoPadding(false);
   return new Promise((resolve, reject) => {
-    const s = typeof to === 'number' ? net.connect({ host: '127.0.0.1', port: to }) : to;
     let buf = Buffer.alloc(0);
     let stage = 0;
+    const done = (r: RfbResult) => { s.destroy(); resolve(r); };
     s.on('error', reject);
     s.on('close', () => reject(new Error(`the server closed the connection during the handshake (step ${stage})`)));
-    s.on('data', (d) => {
+    s.on('data', (d: Buffer) => {
       buf = Buffer.concat([buf, d]);
       if (stage === 0 && buf.length >= 12) {
         buf = buf.subarray(12);
@@ -49,8 +66,15 @@ export async function vncAuthenticates(to: number | Duplex, password: string): P
         stage = 3;
       }
       if (stage === 3 && buf.length >= 4) {
-        s.destroy();
-        resolve(buf.readUInt32BE(0) === 0);
+        const ok = buf.readUInt32BE(0) === 0;
+        buf = buf.subarray(4);
+        if (!ok || !opts.init) { done({ ok }); return; }
+        s.write(Buffer.from([1])); // shared
+        stage = 4;
+      }
+      if (stage === 4 && buf.length >= 24 && buf.length >= 24 + buf.readUInt32BE(20)) {
+        const n = buf.readUInt32BE(20);
+        done({ ok: true, width: buf.readUInt16BE(0), height: buf.readUInt16BE(2), name: buf.subarray(24, 24 + n).toString('latin1') });
       }
     });
   });

@@ -1,0 +1,150 @@
+import { GpuDeskError } from '../errors';
+import { shellCommand, shellQuote } from '../remote/shellQuote';
+import type { JobSettings } from './types';
+
+/** How gpu-desk finds its own jobs again after a restart (squeue --name, and the comment to be sure). */
+export const JOB_NAME = 'gpu-desk';
+export const JOB_COMMENT = 'gpu-desk desktop';
+/** Per-job directory in the user's home on the shared file system (mode 0700): connection, socket, OTP. */
+export const JOBS_DIR = '.gpu-desk/jobs';
+
+export interface BuiltJob {
+  /** sbatch's options, each one word for shellQuote (the script itself goes to sbatch's stdin). */
+  sbatchArgs: string[];
+  /** The batch script. */
+  script: string;
+  /** What the user is shown before the first submit: the sbatch line and the script. */
+  shown: string;
+}
+
+function checkGeometry(g: string): void {
+  if (!/^\d{2,5}x\d{2,5}$/.test(g)) {
+    throw new GpuDeskError('BAD_ARGUMENT', `"${g}" is not a screen size`, 'Give the geometry as WIDTHxHEIGHT, e.g. 1920x1080');
+  }
+}
+
+/**
+ * The desktop's start on the node. Every value arrives as a quoted assignment at the top, so the
+ * body is fixed text. Xvnc runs in the foreground (-fg) under the job: Slurm's end-of-job signal
+ * reaches it, and the trap removes the session's directory (socket, OTP, connection file) with it.
+ * No password is ever stored: the session accepts only one-time passwords, made on request
+ * (otp-request → otp, both in the 0700 job directory) because each new one replaces the last.
+ */
+const BODY = `
+umask 077
+dir="$HOME/${JOBS_DIR}/$SLURM_JOB_ID"
+mkdir -p "$dir" || { echo "gpu-desk: cannot create $dir" >&2; exit 1; }
+chmod 700 "$HOME/.gpu-desk" "$HOME/${JOBS_DIR}" "$dir"
+node="\${SLURMD_NODENAME:-$(hostname)}"
+vnc="$opt/TurboVNC/bin"
+[ -x "$vnc/vncserver" ] || { echo "gpu-desk: TurboVNC is not installed on $node ($vnc/vncserver)" >&2; exit 1; }
+# TurboVNC's own default looks only for GNOME, Ubuntu, MATE and Xfce, and a session whose start-up
+# exits at once is killed: take a desktop the node has, else a bare X desktop.
+if [ -z "$wm" ]; then
+  for w in xfce mate gnome ubuntu; do [ -f "/usr/share/xsessions/$w.desktop" ] && { wm=$w; break; }; done
+  [ -z "$wm" ] && for f in /usr/share/xsessions/*.desktop; do [ -f "$f" ] && { wm=$(basename "$f" .desktop); break; }; done
+fi
+vgl=0
+if [ -x "$opt/VirtualGL/bin/vglrun" ] && "$opt/VirtualGL/bin/eglinfo" -e >/dev/null 2>&1; then vgl=1; fi
+n=""; pid=""
+stop() {
+  rc=$1
+  trap - TERM INT HUP EXIT
+  [ -n "$n" ] && "$vnc/vncserver" -kill ":$n" >/dev/null 2>&1
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null
+  rm -rf "$dir"
+  exit "$rc"
+}
+trap 'stop 0' TERM INT HUP
+trap 'stop $?' EXIT
+# Other users' jobs may share the node: take the first display with no X server, and look past
+# one that another start took in the meantime.
+# TurboVNC also refuses a display whose pid file (in the shared ~/.vnc) a session elsewhere left.
+taken() { [ -e "/tmp/.X$1-lock" ] || [ -e "/tmp/.X11-unix/X$1" ] || ls "$HOME/.vnc/"*":$1.pid" >/dev/null 2>&1; }
+try=1; min=1
+while :; do
+  n=$min
+  while taken "$n"; do n=$((n+1)); done
+  set -- ":$n" -fg -securitytypes OTP -geometry "$geometry"
+  if [ "$access" = ssh ]; then set -- "$@" -localhost -rfbunixpath "$dir/vnc.sock" -rfbunixmode 0600; fi
+  if [ -n "$wm" ]; then set -- "$@" -wm "$wm"; else set -- "$@" -noxstartup; fi
+  if [ "$vgl" = 1 ]; then VGL_DISPLAY=egl; export VGL_DISPLAY; set -- "$@" -vgl; fi
+  "$vnc/vncserver" "$@" >"$dir/vnc.log" 2>&1 </dev/null &
+  pid=$!
+  up=0
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ -S "/tmp/.X11-unix/X$n" ] && { [ "$access" != ssh ] || [ -S "$dir/vnc.sock" ]; }; then up=1; break; fi
+    sleep 0.2
+  done
+  [ "$up" = 1 ] && break
+  if [ "$try" -ge 5 ] || ! grep -Eqi 'already (active|running)|in use' "$dir/vnc.log"; then
+    echo "gpu-desk: the desktop did not start on $node: $(grep -v -i passw "$dir/vnc.log" | tail -n 3 | tr '\\n' ' ')" >&2
+    n=""; exit 1
+  fi
+  try=$((try+1)); min=$((n+1))
+done
+sock=""; [ "$access" = ssh ] && sock="$dir/vnc.sock"
+printf 'node=%s\\ndisplay=%s\\nport=%s\\nsocket=%s\\naccess=%s\\nvirtualgl=%s\\n' "$node" "$n" "$((5900+n))" "$sock" "$access" "$vgl" >"$dir/connection.new"
+mv "$dir/connection.new" "$dir/connection"
+echo "gpu-desk: desktop :$n is up on $node (access: $access, VirtualGL: $vgl)"
+while kill -0 "$pid" 2>/dev/null; do
+  if [ -e "$dir/otp-request" ]; then
+    rm -f "$dir/otp-request"
+    "$vnc/vncpasswd" -o -display ":$n" 2>&1 | sed -n 's/^.*one-time password: *//p' >"$dir/otp.new"
+    [ -s "$dir/otp.new" ] && mv "$dir/otp.new" "$dir/otp"
+  fi
+  sleep 0.2
+done
+echo "gpu-desk: the desktop :$n ended" >&2
+`;
+
+/**
+ * The one function that turns a profile's job settings into what is submitted. Options go to sbatch
+ * as separate words (quoted by shellQuote at submit), never into #SBATCH lines that sbatch would
+ * re-split; the script's own values are quoted assignments. Only `preamble` is shell code by design:
+ * it is the user's own lines (module load …), shown to them before the first submit.
+ */
+export function buildJob(s: JobSettings): BuiltJob {
+  const geometry = s.geometry ?? '1920x1080';
+  checkGeometry(geometry);
+  const access = s.nodeAccess ?? 'ssh';
+  const args: string[] = [
+    '--parsable',
+    `--job-name=${JOB_NAME}`,
+    `--comment=${JOB_COMMENT}`,
+    `--output=${JOBS_DIR}/%j.out`,
+    '--nodes=1',
+    '--ntasks=1',
+  ];
+  const opt = (flag: string, v: string | number | undefined) => {
+    if (v === undefined || v === '') return;
+    const text = String(v);
+    if (text.includes('\n')) throw new GpuDeskError('BAD_ARGUMENT', `The ${flag} value contains a line break`, `Give ${flag} on one line`);
+    args.push(`${flag}=${text}`);
+  };
+  opt('--partition', s.partition);
+  opt('--account', s.account);
+  opt('--qos', s.qos);
+  opt('--time', s.time);
+  opt('--gres', s.gres);
+  opt('--cpus-per-task', s.cpus);
+  opt('--mem', s.mem);
+  opt('--constraint', s.constraint);
+  for (const e of s.extraSbatch ?? []) {
+    if (!e.startsWith('-')) throw new GpuDeskError('BAD_ARGUMENT', `"${e}" is not an sbatch option`, 'Give extra sbatch options as --name=value words');
+    args.push(e);
+  }
+  const preamble = (s.preamble ?? []).filter((l) => l.trim() !== '');
+  const script = [
+    '#!/bin/bash',
+    `# ${JOB_COMMENT}: TurboVNC on the node, reached through the login node by gpu-desk.`,
+    ...(preamble.length ? ['# Your lines, run before the desktop starts:', ...preamble, ''] : []),
+    `geometry=${shellQuote(geometry)}`,
+    `wm=${shellQuote(s.windowManager ?? '')}`,
+    `access=${shellQuote(access)}`,
+    `opt=${shellQuote(s.optRoot ?? '/opt')}`,
+    BODY.trim(),
+    '',
+  ].join('\n');
+  return { sbatchArgs: args, script, shown: `${shellCommand(['sbatch', ...args])} <<'EOF'\n${script}EOF\n` };
+}

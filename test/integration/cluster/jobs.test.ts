@@ -1,0 +1,163 @@
+/**
+ * The desktop job against a real one-node Slurm (slurmctld + slurmd + munge), the bed's sshd as the
+ * login node, a second sshd as the compute node's, and real TurboVNC started by the job.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelJob, jobStatus, listDesktopJobs, readJobFiles, submitJob } from '../../../src/core/cluster/jobs';
+import { connectJobDesktop } from '../../../src/core/cluster/connect';
+import { waitForDesktop } from '../../../src/core/cluster/lifecycle';
+import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
+import type { ConnectOptions } from '../../../src/core/ssh/types';
+import { cleanupAll, makeTempDir, startSlurm, type SlurmBed } from '../../bed';
+import { rfbHandshake } from '../remote/rfb';
+
+let slurm: SlurmBed;
+let login: SshConnection;
+let loginOptions: ConnectOptions;
+
+beforeAll(async () => {
+  slurm = await startSlurm();
+  loginOptions = {
+    destination: `${slurm.login.user}@127.0.0.1`,
+    port: slurm.login.port,
+    identityFiles: [slurm.login.userKeyPath],
+    sshConfigPath: slurm.sshConfigPath,
+    // Both hosts' keys are known under the names OpenSSH would check; nothing unknown is accepted.
+    userKnownHostsFiles: [slurm.knownHostsPath],
+    appKnownHostsFile: path.join(makeTempDir('gd-cluster-kh-'), 'known_hosts'),
+    agent: false,
+    reconnect: { enabled: false },
+  };
+  login = await connectSsh(loginOptions);
+}, 120_000);
+
+afterAll(async () => {
+  await login?.close();
+  await cleanupAll();
+});
+
+/** A job holding the node's one GPU, so the next GPU job pends with reason Resources. */
+async function blocker(): Promise<string> {
+  const r = await login.exec(`sbatch --parsable --gres=gpu:1 --job-name=blocker --output=/dev/null --wrap 'sleep 600'`);
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.trim();
+}
+
+async function until<T>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('sbatch errors', () => {
+  it('a partition that does not exist gives sbatch\'s reason and what to do', async () => {
+    const e = await submitJob(login, { partition: 'nope' }).catch((x) => x);
+    expect(e.code).toBe('SLURM_FAILED');
+    expect(e.message).toBe('Slurm refused the job: invalid partition specified: nope');
+    expect(e.fix).toMatch(/sinfo/);
+  });
+
+  it('hostile values reach sbatch as plain text: nothing runs on the login node', async () => {
+    const mark = `/tmp/gd-hostile-${randomBytes(4).toString('hex')}`;
+    const p = await submitJob(login, { partition: `gpu; touch ${mark}` }).catch((x) => x);
+    expect(p.code).toBe('SLURM_FAILED');
+    expect(p.message).toContain(`invalid partition specified: gpu; touch ${mark}`);
+    const t = await submitJob(login, { time: `$(touch ${mark})` }).catch((x) => x);
+    expect(t.code).toBe('SLURM_FAILED');
+    expect(t.message).toMatch(/Invalid --time specification/);
+    const a = await submitJob(login, { account: `\`touch ${mark}\``, partition: 'nope' }).catch((x) => x);
+    expect(a.code).toBe('SLURM_FAILED');
+    expect(fs.existsSync(mark)).toBe(false);
+  });
+});
+
+describe('a desktop job', () => {
+  it('pends while the node is taken, runs, is reached by SSH to the node and its Unix socket, and is cancelled', async () => {
+    const block = await blocker();
+    const { jobId } = await submitJob(login, { gres: 'gpu:1', time: '10', geometry: '1024x768' });
+    const pending = await until('pending with a reason', async () => {
+      const s = await jobStatus(login, jobId);
+      return s.phase === 'pending' && s.reason === 'Resources' ? s : null;
+    });
+    expect(pending.node).toBeNull();
+    expect(pending.timeLimitSec).toBe(600);
+    // Found again by name after a "restart": the same listing the app uses to offer reconnecting.
+    expect((await listDesktopJobs(login)).map((j) => j.jobId)).toEqual([jobId]);
+
+    await cancelJob(login, block);
+    const seen: string[] = [];
+    const { status, connection } = await waitForDesktop(login, jobId, { onStatus: (s) => seen.push(s.phase) });
+    expect(status.phase).toBe('running');
+    expect(status.node).toBe(slurm.nodeName);
+    expect(status.timeLeftSec).toBeGreaterThan(0);
+    expect(status.timeLeftSec).toBeLessThanOrEqual(600);
+    expect(connection).toMatchObject({ jobId, node: slurm.nodeName, access: 'ssh' });
+    expect(connection.socket).toBe(`${slurm.login.home}/.gpu-desk/jobs/${jobId}/vnc.sock`);
+    // The job's directory is the user's alone.
+    expect(fs.statSync(path.dirname(connection.socket!)).mode & 0o077).toBe(0);
+    expect(fs.statSync(connection.socket!).mode & 0o077).toBe(0);
+
+    const link = await connectJobDesktop(login, loginOptions, jobId);
+    try {
+      expect(link.mode).toBe('ssh');
+      expect(link.why).toMatch(/SSH to node .* Unix socket/);
+      // No OTP, no desktop: a wrong password is refused.
+      expect((await rfbHandshake(await link.open(), 'wrong123', { init: false })).ok).toBe(false);
+      const otp = await link.oneTimePassword();
+      const r = await rfbHandshake(await link.open(), otp, { init: true });
+      expect(r).toMatchObject({ ok: true, width: 1024, height: 768 });
+      expect(r.name).toContain(`:${connection.display}`);
+      // One-time: the same password does not open a second connection.
+      expect((await rfbHandshake(await link.open(), otp)).ok).toBe(false);
+    } finally {
+      await link.close();
+    }
+
+    await cancelJob(login, jobId);
+    const ended = await until('ended', async () => {
+      const s = await jobStatus(login, jobId);
+      return s.phase === 'ended' ? s : null;
+    });
+    expect(ended).toMatchObject({ state: 'CANCELLED', endedWhy: 'cancelled', source: 'scontrol' });
+    await until('the session and its socket gone', async () => !fs.existsSync(connection.socket!) && !fs.existsSync(`/tmp/.X11-unix/X${connection.display}`));
+    expect((await readJobFiles(login, jobId)).connection).toBeNull();
+    expect(await listDesktopJobs(login)).toEqual([]);
+  }, 240_000);
+
+  it('through a TCP forward from the login node where SSH to nodes is not used: OTP only', async () => {
+    const { jobId } = await submitJob(login, { gres: 'gpu:1', time: '5', nodeAccess: 'login-forward', geometry: '800x600' });
+    const { connection } = await waitForDesktop(login, jobId);
+    expect(connection).toMatchObject({ access: 'login-forward', socket: null, port: 5900 + connection.display });
+    const link = await connectJobDesktop(login, loginOptions, jobId);
+    try {
+      expect(link.mode).toBe('login-forward');
+      expect(link.target).toBe(`127.0.0.1:${connection.port}`);
+      expect(link.why).toMatch(/TCP forward from the login node .* one-time passwords/);
+      expect((await rfbHandshake(await link.open(), 'guess-me')).ok).toBe(false);
+      const r = await rfbHandshake(await link.open(), await link.oneTimePassword(), { init: true });
+      expect(r).toMatchObject({ ok: true, width: 800, height: 600 });
+    } finally {
+      await link.close();
+      await cancelJob(login, jobId);
+    }
+    await until('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
+  }, 240_000);
+
+  it('a job that reaches its time limit ends with "time limit"', async () => {
+    const { jobId } = await submitJob(login, { gres: 'gpu:1', time: '1' });
+    await waitForDesktop(login, jobId);
+    // Slurm checks time limits on its own schedule (about every 30 s after the minute is up).
+    const ended = await until('ended by the time limit', async () => {
+      const s = await jobStatus(login, jobId);
+      return s.phase === 'ended' ? s : null;
+    }, 180_000);
+    expect(ended).toMatchObject({ state: 'TIMEOUT', endedWhy: 'time limit' });
+  }, 240_000);
+});

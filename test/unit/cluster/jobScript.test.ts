@@ -1,0 +1,60 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildJob } from '../../../src/core/cluster/jobScript';
+import { shellCommand } from '../../../src/core/remote/shellQuote';
+
+describe('the desktop job script', () => {
+  it('every profile setting becomes one sbatch word; the job is named for finding it again', () => {
+    const j = buildJob({ partition: 'gpu', account: 'proj', qos: 'normal', time: '2:00:00', gres: 'gpu:a100:2', cpus: 8, mem: '32G', constraint: 'a100', extraSbatch: ['--reservation=demo'] });
+    expect(j.sbatchArgs).toEqual([
+      '--parsable', '--job-name=gpu-desk', '--comment=gpu-desk desktop', '--output=.gpu-desk/jobs/%j.out', '--nodes=1', '--ntasks=1',
+      '--partition=gpu', '--account=proj', '--qos=normal', '--time=2:00:00', '--gres=gpu:a100:2', '--cpus-per-task=8', '--mem=32G',
+      '--constraint=a100', '--reservation=demo',
+    ]);
+    expect(j.shown.split('\n')[0]).toBe(`${shellCommand(['sbatch', ...j.sbatchArgs])} <<'EOF'`);
+    expect(j.script).toMatch(/^#!\/bin\/bash\n/);
+    expect(j.script).toContain('-securitytypes OTP');
+    execFileSync('bash', ['-n'], { input: j.script });
+  });
+
+  it('the user\'s own lines run first, as written', () => {
+    const j = buildJob({ preamble: ['module load VirtualGL TurboVNC', '', 'export FOO=1'] });
+    const lines = j.script.split('\n');
+    expect(lines.indexOf('module load VirtualGL TurboVNC')).toBeLessThan(lines.findIndex((l) => l.startsWith('geometry=')));
+    expect(lines).toContain('export FOO=1');
+  });
+
+  it('hostile values are inert: quoted in the shown sbatch line and in the script\'s assignments', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-jobscript-'));
+    const mark = path.join(dir, 'x');
+    const hostile = {
+      partition: `gpu; touch ${mark}`,
+      time: `$(touch ${mark})`,
+      account: `\`touch ${mark}\``,
+      windowManager: `x'; touch ${mark}; '`,
+      optRoot: `/opt"$(touch ${mark})"`,
+    };
+    const j = buildJob(hostile);
+    expect(j.sbatchArgs).toContain(`--partition=gpu; touch ${mark}`);
+    expect(j.sbatchArgs).toContain(`--time=$(touch ${mark})`);
+    // The shown command line, run by a shell with sbatch replaced by printf, hands each value over whole.
+    const line = j.shown.split('\n')[0].replace(/ <<'EOF'$/, '').replace(/^sbatch /, 'printf "%s\\n" ');
+    const words = execFileSync('bash', ['-c', line], { encoding: 'utf8' }).trimEnd().split('\n');
+    expect(words).toEqual(j.sbatchArgs);
+    // The script's assignments give back the very values, and nothing ran.
+    const assigns = j.script.split('\n').filter((l) => /^(geometry|wm|access|opt)=/.test(l)).join('\n');
+    const back = execFileSync('bash', ['-c', `${assigns}\nprintf '%s\\n' "$wm" "$opt"`], { encoding: 'utf8' }).trimEnd().split('\n');
+    expect(back).toEqual([hostile.windowManager, hostile.optRoot]);
+    expect(fs.existsSync(mark)).toBe(false);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses what cannot be one word: a geometry that is not WxH, a line break, a non-option', () => {
+    expect(() => buildJob({ geometry: '1920x1080; id' })).toThrow(/not a screen size/);
+    expect(() => buildJob({ partition: 'gpu\nid' })).toThrow(/line break/);
+    expect(() => buildJob({ extraSbatch: ['id'] })).toThrow(/not an sbatch option/);
+  });
+});
