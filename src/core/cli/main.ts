@@ -7,6 +7,7 @@ import './commands/keys';
 import './commands/probe';
 import './commands/sessions';
 import './commands/setup';
+import './commands/jobs';
 
 const VERSION = '0.1.0';
 

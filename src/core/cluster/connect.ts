@@ -51,7 +51,7 @@ export async function connectJobDesktop(
       target: `${addr}:${info.port}`,
       open,
       oneTimePassword,
-      forwarding: { get state() { return login.state; }, whenReady: (t) => login.whenReady(t), forwardOut: () => open() },
+      forwarding: { get state() { return login.state; }, whenReady: (t) => login.whenReady(t), forwardOut: () => open(), forwardOutUnix: () => open() },
       close: async () => {},
     };
   }
@@ -84,7 +84,7 @@ export async function connectJobDesktop(
     target: `${info.node}:${socket}`,
     open,
     oneTimePassword,
-    forwarding: { get state() { return node.state; }, whenReady: (t) => node.whenReady(t), forwardOut: () => open() },
+    forwarding: { get state() { return node.state; }, whenReady: (t) => node.whenReady(t), forwardOut: () => open(), forwardOutUnix: () => open() },
     close: () => node.close(),
   };
 }

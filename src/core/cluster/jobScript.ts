@@ -71,16 +71,20 @@ while :; do
   if [ "$vgl" = 1 ]; then VGL_DISPLAY=egl; export VGL_DISPLAY; set -- "$@" -vgl; fi
   "$vnc/vncserver" "$@" >"$dir/vnc.log" 2>&1 </dev/null &
   pid=$!
-  up=0
+  up=0; t0=$SECONDS
   while kill -0 "$pid" 2>/dev/null; do
     if [ -S "/tmp/.X11-unix/X$n" ] && { [ "$access" != ssh ] || [ -S "$dir/vnc.sock" ]; }; then up=1; break; fi
+    # A start that hangs would hold the allocation until the time limit: give up and say why.
+    [ $((SECONDS - t0)) -lt 120 ] || { echo "gpu-desk: no desktop on :$n after 120 s" >>"$dir/vnc.log"; break; }
     sleep 0.2
   done
   [ "$up" = 1 ] && break
   if [ "$try" -ge 5 ] || ! grep -Eqi 'already (active|running)|in use' "$dir/vnc.log"; then
     echo "gpu-desk: the desktop did not start on $node: $(grep -v -i passw "$dir/vnc.log" | tail -n 3 | tr '\\n' ' ')" >&2
-    n=""; exit 1
+    [ -f "$HOME/.vnc/$(uname -n):$n.log" ] && tail -n 15 "$HOME/.vnc/$(uname -n):$n.log" >&2
+    exit 1
   fi
+  "$vnc/vncserver" -kill ":$n" >/dev/null 2>&1; kill "$pid" 2>/dev/null
   try=$((try+1)); min=$((n+1))
 done
 sock=""; [ "$access" = ssh ] && sock="$dir/vnc.sock"
@@ -89,9 +93,9 @@ mv "$dir/connection.new" "$dir/connection"
 echo "gpu-desk: desktop :$n is up on $node (access: $access, VirtualGL: $vgl)"
 while kill -0 "$pid" 2>/dev/null; do
   if [ -e "$dir/otp-request" ]; then
-    rm -f "$dir/otp-request"
+    # The request stays until a password is made: a failed try is tried again on the next turn.
     "$vnc/vncpasswd" -o -display ":$n" 2>&1 | sed -n 's/^.*one-time password: *//p' >"$dir/otp.new"
-    [ -s "$dir/otp.new" ] && mv "$dir/otp.new" "$dir/otp"
+    if [ -s "$dir/otp.new" ]; then rm -f "$dir/otp-request"; mv "$dir/otp.new" "$dir/otp"; fi
   fi
   sleep 0.2
 done

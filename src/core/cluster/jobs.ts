@@ -122,10 +122,10 @@ d="$HOME/${JOBS_DIR}/$1"
 umask 077; rm -f "$d/otp"; : >"$d/otp-request"
 i=0
 while [ ! -s "$d/otp" ]; do
-  i=$((i+1)); [ $i -le 300 ] || { echo "no answer"; exit 4; }
+  i=$((i+1)); [ $i -le 900 ] || { echo "no answer"; exit 4; }
   sleep 0.1
 done
-cat "$d/otp"; rm -f "$d/otp"`, [jobId]), { timeoutMs: 60_000 });
+cat "$d/otp"; rm -f "$d/otp"`, [jobId]), { timeoutMs: 120_000 });
   const otp = r.stdout.trim();
   if (r.code !== 0 || !/^\S{4,64}$/.test(otp)) {
     throw new GpuDeskError('VNC_SESSION_FAILED', `Job ${jobId} gave no one-time password (${r.code === 3 ? 'its desktop is not up' : 'the job did not answer'})`, 'Check that the job is running (gpu-desk jobs <cluster> list) and look at ~/.gpu-desk/jobs/<id>.out');

@@ -1,3 +1,6 @@
+import { connectJobDesktop, type JobDesktopLink } from '../../cluster/connect';
+import { describeStatus, formatTimeLeft, JobWatcher } from '../../cluster/lifecycle';
+import type { JobStatus } from '../../cluster/types';
 import { GpuDeskError } from '../../errors';
 import { connectSsh, type SshConnection } from '../../ssh/connection';
 import type { ConnectionStateEvent } from '../../ssh/types';
@@ -13,6 +16,7 @@ import { remoteOptRoot } from './probe';
 
 const help = [
   'Usage: gpu-desk tunnel <destination> --display N [options]',
+  '       gpu-desk tunnel <cluster> --job JOBID [options]',
   '',
   'Forward a local port on 127.0.0.1 to the VNC display :N of a server over SSH (the session\'s Unix',
   'socket when it has one, else port 5900+N on the server\'s loopback),',
@@ -22,6 +26,9 @@ const help = [
   '',
   'Options:',
   '  --display N              VNC display number on the server (0-99)',
+  '  --job JOBID              the desktop of a running gpu-desk Slurm job (see gpu-desk jobs): through the',
+  '                           login node to the node by SSH and the session\'s Unix socket, or by the',
+  '                           login node\'s TCP forward, as the job was started; prints a one-time password',
   '  --local-port P           local port (default 5900+N when free, else any free port)',
   '  -L [127.0.0.1:]L:H:R     extra forward, e.g. -L 8888:localhost:8888 for Jupyter (repeatable)',
   '  --json                   one JSON object per line on stdout (listening, reconnecting, ready, closed)',
@@ -39,6 +46,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('tunnel', args, {
     ...sshOptionSpec,
     display: { type: 'string', short: 'd' },
+    job: { type: 'string' },
     'local-port': { type: 'string' },
     L: { type: 'string', short: 'L', multiple: true },
     json: { type: 'boolean' },
@@ -57,7 +65,9 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (!forwards.length && defaults.forwards?.length) forwards.push(...defaults.forwards);
 
   let display: number | undefined;
-  if (values.display !== undefined) {
+  if (values.job !== undefined) {
+    if (values.display !== undefined || forwards.length) throw new UsageError('--job takes neither --display nor -L: the job says where its desktop is', 'tunnel');
+  } else if (values.display !== undefined) {
     const d = String(values.display).replace(/^:/, '');
     display = /^\d+$/.test(d) ? Number(d) : NaN;
     displayToPort(display); // range check before any network work
@@ -79,15 +89,27 @@ async function run(args: string[], io: CliIo): Promise<number> {
   opts.reconnect = { enabled: true, ...(opts.reconnect ?? {}) };
   if (io.env.GPU_DESK_RECONNECT_INITIAL_MS) opts.reconnect.initialDelayMs = Number(io.env.GPU_DESK_RECONNECT_INITIAL_MS);
   const conn: SshConnection = await connectSsh(opts);
-  const tm = new TunnelManager(conn);
+  let link: JobDesktopLink | null = null;
+  let otp: string | null = null;
+  let watcher: JobWatcher | null = null;
+  let tm = new TunnelManager(conn);
   const closeAll = async () => {
+    watcher?.stop();
     await tm.closeAll();
+    await link?.close();
     await conn.close();
   };
   let main: TunnelInfo | undefined;
   const extra: TunnelInfo[] = [];
   try {
-    if (display !== undefined) {
+    if (values.job !== undefined) {
+      const jobId = String(values.job);
+      link = await connectJobDesktop(conn, opts, jobId);
+      tm = new TunnelManager(link.forwarding);
+      main = await tm.openDisplay(link.info.display, { localPort, remoteHost: link.target });
+      otp = await link.oneTimePassword();
+      watcher = new JobWatcher(conn, jobId);
+    } else if (display !== undefined) {
       // A session on a Unix socket (TurboVNC started by gpu-desk) has no TCP port to forward to. An
       // account that may forward but not run commands still gets the conventional port.
       const at = await sessionEndpoint(conn, display, { optRoot: remoteOptRoot(io) }).catch(() => null);
@@ -101,14 +123,20 @@ async function run(args: string[], io: CliIo): Promise<number> {
 
   const announce = () => {
     const fwd = extra.map((t) => ({ local: `127.0.0.1:${t.localPort}`, remote: `${t.remoteHost}:${t.remotePort}` }));
-    if (main) {
+    if (main && link) {
+      emit({ event: 'listening', local: `127.0.0.1:${main.localPort}`, job: link.info.jobId, node: link.info.node, display: main.display, mode: link.mode, why: link.why, otp });
+    } else if (main) {
       const remote = main.remoteSocket ? { remote: main.remoteSocket, remoteSocket: main.remoteSocket } : { remote: `${main.remoteHost}:${main.remotePort}` };
       emit({ event: 'listening', local: `127.0.0.1:${main.localPort}`, ...remote, display: main.display, ...(fwd.length ? { forwards: fwd } : {}) });
     } else {
       emit({ event: 'listening', forwards: fwd });
     }
     human(`Connected to ${conn.label}.`);
-    if (main) {
+    if (main && link) {
+      human(`Job ${link.info.jobId}'s desktop :${main.display} on ${link.info.node} is on 127.0.0.1:${main.localPort}, through ${link.mode === 'ssh' ? 'SSH to the node' : 'the login node\'s TCP forward'}: ${link.why}.`);
+      human(`  vncviewer 127.0.0.1::${main.localPort}    one-time password (one connection): ${otp}`);
+      human(`  Another password: gpu-desk jobs ${destination} otp ${link.info.jobId}`);
+    } else if (main) {
       const via = main.remoteSocket ? ` (the session's socket ${main.remoteSocket} on the server)` : '';
       human(`Display :${main.display} is on 127.0.0.1:${main.localPort}${via}. Point a VNC viewer at it:`);
       human(`  vncviewer 127.0.0.1::${main.localPort}        (TigerVNC / TurboVNC; RealVNC: 127.0.0.1:${main.localPort})`);
@@ -148,8 +176,17 @@ async function run(args: string[], io: CliIo): Promise<number> {
         void finish(1, e.reason ?? 'connection closed', e.reason);
       }
     });
+    watcher?.on('warning', (w: { secondsLeft: number; threshold: number }) => {
+      emit({ event: 'warning', secondsLeft: w.secondsLeft });
+      if (!json) writeLine(io.stderr, `The job reaches its time limit in ${formatTimeLeft(w.secondsLeft)}: save your work.`);
+    });
+    watcher?.on('ended', (st: JobStatus) => {
+      if (!json) writeLine(io.stderr, describeStatus(st));
+      void finish(0, `job ended: ${st.endedWhy ?? st.state}`);
+    });
     // Only now say "ready": a script that reacts to it with SIGTERM must find the handler installed.
     announce();
+    watcher?.start();
   });
 }
 

@@ -1,0 +1,183 @@
+import { cancelJob, listDesktopJobs, submitJob, takeOneTimePassword } from '../../cluster/jobs';
+import { buildJob } from '../../cluster/jobScript';
+import { describeStatus, formatTimeLeft, waitForDesktop } from '../../cluster/lifecycle';
+import type { JobSettings, JobStatus } from '../../cluster/types';
+import { GpuDeskError } from '../../errors';
+import { writeLine, type CliIo } from '../io';
+import { parseCommandArgs, UsageError } from '../parse';
+import { registerCommand } from '../registry';
+import { resolveDestination, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
+import { connectSsh } from '../../ssh/connection';
+import { destinationOf, remoteOptRoot } from './probe';
+
+const help = [
+  'Usage: gpu-desk jobs <cluster> start|list|cancel|otp [JOBID] [options]',
+  '',
+  'A GPU desktop as a Slurm job: gpu-desk submits a batch job (sbatch --parsable) on the login node that',
+  'starts TurboVNC on the compute node with one-time passwords, then you reach it with',
+  '"gpu-desk tunnel <cluster> --job JOBID" (or the app).',
+  '',
+  '<cluster> is the login node: user@host, host, a ~/.ssh/config alias or a saved profile name.',
+  '',
+  '  start                    submit the desktop job, show it pending (reason, estimated start) and',
+  '                           running (node, time left) until its desktop is up',
+  '  list                     your running and pending desktop jobs (found by job name, e.g. after a restart)',
+  '  cancel JOBID             scancel the job (its desktop and socket go with it)',
+  '  otp JOBID                a one-time password for the job\'s desktop (each works for one connection)',
+  '',
+  'Job options (start; Slurm\'s defaults where omitted):',
+  '  --partition P   --account A   --qos Q   --time T (e.g. 2:00:00)   --gres G (e.g. gpu:1, gpu:a100:2)',
+  '  --cpus N   --mem M (e.g. 16G)   --constraint C',
+  '  --sbatch OPT             a further sbatch option, e.g. --sbatch=--reservation=demo (repeatable)',
+  '  --pre LINE               a line run before the desktop starts, e.g. --pre "module load TurboVNC" (repeatable)',
+  '  --geometry WxH           desktop size (default 1920x1080)',
+  '  --wm NAME                window manager session (/usr/share/xsessions/NAME.desktop on the node)',
+  '  --node-access ssh|login-forward',
+  '                           ssh (default): SSH to the node through the login node and the session\'s',
+  '                           Unix socket; login-forward: a TCP forward from the login node to the node\'s',
+  '                           VNC port (OTP only), where the cluster blocks SSH to nodes',
+  '  --print-script           print the sbatch command and job script, submit nothing',
+  '  --no-wait                return after sbatch has accepted the job',
+  '  --json                   start: one JSON object per line (submitted, status, warning, ready); list: a JSON array',
+  ...sshOptionHelp,
+].join('\n');
+
+function settingsFrom(values: Record<string, unknown>, io: CliIo): JobSettings {
+  const s = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  let cpus: number | undefined;
+  if (s('cpus') !== undefined) {
+    cpus = Number(s('cpus'));
+    if (!/^\d+$/.test(s('cpus')!) || cpus < 1) throw new GpuDeskError('BAD_ARGUMENT', `--cpus ${s('cpus')} is not a number of CPUs`, 'give a whole number, e.g. --cpus 8');
+  }
+  const access = s('node-access');
+  if (access !== undefined && access !== 'ssh' && access !== 'login-forward') {
+    throw new GpuDeskError('BAD_ARGUMENT', `--node-access ${access} is not a way to reach the node`, 'use ssh or login-forward');
+  }
+  return {
+    partition: s('partition'),
+    account: s('account'),
+    qos: s('qos'),
+    time: s('time'),
+    gres: s('gres'),
+    cpus,
+    mem: s('mem'),
+    constraint: s('constraint'),
+    extraSbatch: (values.sbatch as string[] | undefined) ?? [],
+    preamble: (values.pre as string[] | undefined) ?? [],
+    geometry: s('geometry'),
+    windowManager: s('wm'),
+    nodeAccess: access as JobSettings['nodeAccess'],
+    optRoot: remoteOptRoot(io),
+  };
+}
+
+function jobLine(j: JobStatus): string {
+  if (j.phase === 'pending') return `${j.jobId}  pending   ${j.reason ?? ''}${j.estimatedStart ? `  (estimated start ${j.estimatedStart})` : ''}`;
+  return `${j.jobId}  ${j.phase.padEnd(8)}  ${j.node ?? ''}  time left ${formatTimeLeft(j.timeLeftSec)}`;
+}
+
+function jobIdArg(v: string | undefined, action: string): string {
+  if (v === undefined) throw new UsageError(`${action} needs the job id, e.g. "${action} 1234"`, 'jobs');
+  if (!/^\d{1,12}$/.test(v)) throw new GpuDeskError('BAD_ARGUMENT', `"${v}" is not a Slurm job id`, 'give the number sbatch printed (see "gpu-desk jobs <cluster> list")');
+  return v;
+}
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('jobs', args, {
+    ...sshOptionSpec,
+    partition: { type: 'string' },
+    account: { type: 'string' },
+    qos: { type: 'string' },
+    time: { type: 'string' },
+    gres: { type: 'string' },
+    cpus: { type: 'string' },
+    mem: { type: 'string' },
+    constraint: { type: 'string' },
+    sbatch: { type: 'string', multiple: true },
+    pre: { type: 'string', multiple: true },
+    geometry: { type: 'string' },
+    wm: { type: 'string' },
+    'node-access': { type: 'string' },
+    'print-script': { type: 'boolean' },
+    'no-wait': { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    writeLine(io.stdout, help);
+    return 0;
+  }
+  const cluster = destinationOf(positionals, 'jobs');
+  const action = positionals[1] ?? 'list';
+  if (!['start', 'list', 'cancel', 'otp'].includes(action)) throw new UsageError(`Unknown action "${action}": use start, list, cancel or otp`, 'jobs');
+  if (positionals.length > 3 || (positionals.length > 2 && (action === 'start' || action === 'list'))) {
+    throw new UsageError(`Too many arguments: ${positionals.slice(action === 'start' || action === 'list' ? 2 : 3).join(' ')}`, 'jobs');
+  }
+  const json = !!values.json;
+  const settings = settingsFrom(values, io);
+  if (action === 'start' && values['print-script']) {
+    writeLine(io.stdout, buildJob(settings).shown.trimEnd());
+    return 0;
+  }
+  const jobId = action === 'cancel' || action === 'otp' ? jobIdArg(positionals[2], action) : undefined;
+
+  const { options } = await resolveDestination(cluster, values as SshOptionValues, io);
+  options.reconnect = { enabled: false };
+  const login = await connectSsh(options);
+  try {
+    if (action === 'list') {
+      const jobs = await listDesktopJobs(login);
+      if (json) writeLine(io.stdout, JSON.stringify(jobs));
+      else if (!jobs.length) writeLine(io.stdout, 'No gpu-desk desktop jobs are queued or running.');
+      else for (const j of jobs) writeLine(io.stdout, jobLine(j));
+      return 0;
+    }
+    if (action === 'cancel') {
+      await cancelJob(login, jobId!);
+      if (json) writeLine(io.stdout, JSON.stringify({ jobId, cancelled: true }));
+      else writeLine(io.stdout, `Job ${jobId} cancelled (scancel).`);
+      return 0;
+    }
+    if (action === 'otp') {
+      const otp = await takeOneTimePassword(login, jobId!);
+      writeLine(io.stdout, json ? JSON.stringify({ jobId, otp }) : otp);
+      return 0;
+    }
+    const { jobId: id } = await submitJob(login, settings);
+    if (json) writeLine(io.stdout, JSON.stringify({ event: 'submitted', jobId: id }));
+    else writeLine(io.stdout, `Submitted job ${id}.`);
+    if (values['no-wait']) return 0;
+    let lastLine = '';
+    const ctl = new AbortController();
+    const onSignal = () => ctl.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      const { status, connection } = await waitForDesktop(login, id, {
+        signal: ctl.signal,
+        onStatus: (st) => {
+          // Status lines only when something a person cares about changed (not every second of time left).
+          const line = st.phase === 'running' ? `Job ${id} is running on ${st.node ?? 'its node'}` : describeStatus(st);
+          if (line === lastLine) return;
+          lastLine = line;
+          if (json) writeLine(io.stdout, JSON.stringify({ event: 'status', ...st }));
+          else writeLine(io.stderr, line);
+        },
+      });
+      if (json) {
+        writeLine(io.stdout, JSON.stringify({ event: 'ready', jobId: id, node: connection.node, display: connection.display, access: connection.access, virtualgl: connection.virtualgl, timeLeftSec: status.timeLeftSec }));
+      } else {
+        writeLine(io.stdout, `Desktop :${connection.display} is up on ${connection.node} (time left: ${formatTimeLeft(status.timeLeftSec)}; VirtualGL: ${connection.virtualgl ? 'yes' : 'no'}).`);
+        writeLine(io.stdout, `Connect: gpu-desk tunnel ${cluster} --job ${id}`);
+        writeLine(io.stdout, `Stop:    gpu-desk jobs ${cluster} cancel ${id}`);
+      }
+      return 0;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  } finally {
+    await login.close();
+  }
+}
+
+registerCommand({ name: 'jobs', summary: 'a GPU desktop as a Slurm job: start (sbatch), list, cancel, one-time passwords', help, run });

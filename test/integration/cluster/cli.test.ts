@@ -1,0 +1,109 @@
+/** `gpu-desk jobs` and `gpu-desk tunnel --job` as real CLI processes against the real Slurm bed. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupAll, makeTempDir, startSlurm, type SlurmBed } from '../../bed';
+import { rfbHandshake } from '../remote/rfb';
+
+const BIN = path.resolve(__dirname, '../../../bin/gpu-desk.cjs');
+let slurm: SlurmBed;
+let home: string;
+
+beforeAll(async () => {
+  slurm = await startSlurm();
+  home = makeTempDir('gd-jobscli-');
+  // The client's own known_hosts holds both hosts' keys (the node's under its HostKeyAlias): nothing is accepted blindly.
+  fs.mkdirSync(path.join(home, '.ssh'), { mode: 0o700 });
+  fs.copyFileSync(slurm.knownHostsPath, path.join(home, '.ssh', 'known_hosts'));
+}, 120_000);
+afterAll(cleanupAll);
+
+interface Run { proc: ChildProcessWithoutNullStreams; lines: AsyncIterableIterator<string>; stdout: () => string; stderr: () => string; exit: Promise<number> }
+
+function cli(args: string[]): Run {
+  const proc = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, GPU_DESK_HOME: home, SSH_AUTH_SOCK: '', HOME: home },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (err += d));
+  proc.stdin.end();
+  const exit = new Promise<number>((r) => proc.on('exit', (c) => r(c ?? -1)));
+  return { proc, lines: createInterface({ input: proc.stdout })[Symbol.asyncIterator](), stdout: () => out, stderr: () => err, exit };
+}
+
+async function nextJson(r: Run, timeoutMs = 120_000): Promise<Record<string, unknown>> {
+  const t = setTimeout(() => r.proc.kill('SIGKILL'), timeoutMs);
+  const { value, done } = await r.lines.next();
+  clearTimeout(t);
+  if (done) throw new Error(`no more output; stderr: ${r.stderr()}`);
+  return JSON.parse(value);
+}
+
+const login = () => [slurm.loginDestination, '-i', slurm.login.userKeyPath, '-F', slurm.sshConfigPath];
+
+async function done(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const r = cli(args);
+  const code = await r.exit;
+  return { code, stdout: r.stdout(), stderr: r.stderr() };
+}
+
+describe('gpu-desk jobs / tunnel --job (real CLI, real Slurm, sshd and TurboVNC)', () => {
+  it('--print-script shows the sbatch line with every value quoted, and submits nothing', async () => {
+    const r = await done(['jobs', 'nowhere.invalid', 'start', '--print-script', '--partition', 'gpu; touch /tmp/x', '--time', '$(id)', '--gres', 'gpu:1']);
+    expect(r.code).toBe(0);
+    const first = r.stdout.split('\n')[0];
+    expect(first).toContain(`'--partition=gpu; touch /tmp/x' '--time=$(id)' --gres=gpu:1`);
+    expect(first).toMatch(/^sbatch --parsable --job-name=gpu-desk /);
+    expect(r.stdout).toContain('-securitytypes OTP');
+  });
+
+  it('a partition that does not exist: one line naming sbatch\'s reason and the fix', async () => {
+    const r = await done(['jobs', ...login(), 'start', '--partition', 'nope']);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe('error: Slurm refused the job: invalid partition specified: nope — Pick a partition that `sinfo` lists on the login node (--partition)');
+  });
+
+  it('start → list → tunnel --job (a viewer gets the desktop with the printed OTP) → cancel', async () => {
+    const start = cli(['jobs', ...login(), 'start', '--gres', 'gpu:1', '--time', '15', '--geometry', '1280x720', '--json']);
+    const submitted = await nextJson(start);
+    expect(submitted).toMatchObject({ event: 'submitted' });
+    const jobId = String(submitted.jobId);
+    let ev = await nextJson(start);
+    while (ev.event === 'status') ev = await nextJson(start);
+    expect(ev).toMatchObject({ event: 'ready', jobId, node: slurm.nodeName, access: 'ssh' });
+    expect(Number(ev.timeLeftSec)).toBeGreaterThan(0);
+    expect(await start.exit).toBe(0);
+
+    const list = await done(['jobs', ...login(), 'list', '--json']);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ jobId, phase: 'running', node: slurm.nodeName })]);
+
+    const tunnel = cli(['tunnel', ...login(), '--job', jobId, '--json']);
+    const listening = await nextJson(tunnel);
+    expect(listening).toMatchObject({ event: 'listening', job: jobId, node: slurm.nodeName, mode: 'ssh', display: ev.display });
+    expect(String(listening.why)).toMatch(/Unix socket/);
+    const port = Number(String(listening.local).split(':')[1]);
+    const r = await rfbHandshake(net.connect({ host: '127.0.0.1', port }), String(listening.otp), { init: true });
+    expect(r).toMatchObject({ ok: true, width: 1280, height: 720 });
+    // A second viewer needs a second password.
+    const otp2 = await done(['jobs', ...login(), 'otp', jobId]);
+    expect(otp2.code, otp2.stderr).toBe(0);
+    expect((await rfbHandshake(net.connect({ host: '127.0.0.1', port }), otp2.stdout.trim())).ok).toBe(true);
+
+    const cancel = await done(['jobs', ...login(), 'cancel', jobId]);
+    expect(cancel).toMatchObject({ code: 0, stdout: `Job ${jobId} cancelled (scancel).\n` });
+    // The tunnel sees the job end and closes by itself, saying why.
+    let closed = await nextJson(tunnel);
+    while (closed.event !== 'closed') closed = await nextJson(tunnel);
+    expect(closed.reason).toBe('job ended: cancelled');
+    expect(await tunnel.exit).toBe(0);
+    const after = await done(['jobs', ...login(), 'list', '--json']);
+    expect(JSON.parse(after.stdout)).toEqual([]);
+  }, 240_000);
+});
