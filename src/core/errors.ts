@@ -79,16 +79,50 @@ const PRIVATE_KEY_RE = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(-----END [
 
 /**
  * Last-line defence for text leaving the process (logs, IPC errors): strips PEM/OpenSSH private
- * keys and any value registered as secret during this process's life.
+ * keys and every value registered as secret and not yet released.
+ *
+ * Values of SHORT_SECRET characters or fewer (PINs, 2FA codes) are never held here: "1234" would
+ * mangle every port, count and date in every log line. They are redacted, as whole tokens, only in
+ * the strings of the exchange where they were typed (the `scoped` argument).
  */
-const knownSecrets = new Set<string>();
-export function registerSecret(value: string | undefined | null): void {
-  if (value && value.length >= 4) knownSecrets.add(value);
+const SHORT_SECRET = 4;
+const knownSecrets = new Map<string, number>();
+const noRelease = (): void => {};
+
+/**
+ * Registers a secret until the returned release is called. Counted: two users of one value (the
+ * same password typed for two servers) each release their own registration, not the other's.
+ */
+export function registerSecret(value: string | undefined | null): () => void {
+  if (!value || value.length <= SHORT_SECRET) return noRelease;
+  knownSecrets.set(value, (knownSecrets.get(value) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const n = (knownSecrets.get(value) ?? 1) - 1;
+    if (n > 0) knownSecrets.set(value, n);
+    else knownSecrets.delete(value);
+  };
 }
-export function redactSecrets(text: string): string {
+
+export function redactSecrets(text: string, scoped: readonly (string | null | undefined)[] = []): string {
   let out = text.replace(PRIVATE_KEY_RE, '[redacted private key]');
-  for (const s of knownSecrets) {
+  for (const s of knownSecrets.keys()) {
     if (out.includes(s)) out = out.split(s).join('[redacted]');
   }
+  for (const s of scoped) {
+    if (!s) continue;
+    if (s.length > SHORT_SECRET) {
+      if (out.includes(s)) out = out.split(s).join('[redacted]');
+    } else if (out.includes(s)) {
+      // Whole tokens only: a PIN "1234" must not take the "1234" out of "port 51234".
+      out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(s)}(?![\\p{L}\\p{N}])`, 'gu'), '[redacted]');
+    }
+  }
   return out;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

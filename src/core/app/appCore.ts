@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { GpuDeskError, registerSecret, toErrorValue } from '../errors';
+import { GpuDeskError, redactSecrets, registerSecret, toErrorValue } from '../errors';
 import { connectSsh, type SshConnection } from '../ssh/connection';
 import type { ConnectOptions, ConnectionStateEvent, KeySource } from '../ssh/types';
 import { TunnelManager } from '../tunnels/tunnelManager';
@@ -47,8 +47,10 @@ interface Live {
   error: ConnectionView['error'];
   tunnels: TunnelManager | null;
   flavor: VncFlavor;
-  /** Display → the password the session was started with (memory only; OTPs are used once). */
-  vncPasswords: Map<number, { password: string; once: boolean }>;
+  /** Display → the password the session was started with (memory only; OTPs are used once), registered until `release`. */
+  vncPasswords: Map<number, { password: string; once: boolean; release: () => void }>;
+  /** Answers typed into this connection's keyboard-interactive prompts: short ones are redacted only in its own lines. */
+  typed: string[];
   forwardTunnels: Map<string, string[]>;
 }
 
@@ -57,6 +59,8 @@ interface Viewer {
   connectionId: string;
   display: number;
   counters: ChannelCounters;
+  /** Drops the redaction of the viewer's one-time password: it is spent once the viewer closes. */
+  release: () => void;
 }
 
 /**
@@ -111,8 +115,8 @@ export class AppCore {
         const s = await this.deps.remote.startSession(l.conn!, { display, geometry, windowManager });
         l.flavor = s.flavor;
         if (s.password) {
-          registerSecret(s.password);
-          l.vncPasswords.set(s.display, { password: s.password, once: s.passwordKind === 'otp' });
+          l.vncPasswords.get(s.display)?.release();
+          l.vncPasswords.set(s.display, { password: s.password, once: s.passwordKind === 'otp', release: registerSecret(s.password) });
         }
         return sessionView(s);
       },
@@ -122,6 +126,7 @@ export class AppCore {
           if (v.connectionId === connectionId && v.display === display) this.closeViewer(v.id);
         }
         await this.deps.remote.killSession(l.conn!, display);
+        l.vncPasswords.get(display)?.release();
         l.vncPasswords.delete(display);
       },
       'setup.plan': async ({ connectionId, options }) => planView(await this.deps.remote.plan(this.ready(connectionId).conn!, options)),
@@ -172,7 +177,7 @@ export class AppCore {
     return l;
   }
 
-  private async connectOptions(p: Profile, connectionId: string): Promise<ConnectOptions> {
+  private async connectOptions(p: Profile, connectionId: string, typed: string[]): Promise<ConnectOptions> {
     const ask = this.prompts;
     const opts: ConnectOptions = {
       destination: p.user ? `${p.user}@${p.host}` : p.host,
@@ -185,7 +190,7 @@ export class AppCore {
       // A person may take a while to compare a fingerprint; the handshake must wait for them.
       readyTimeoutMs: 120_000,
       reconnect: { enabled: true },
-      log: (line) => this.log(`[${p.name}] ${line}`),
+      log: (line) => this.log(redactSecrets(`[${p.name}] ${line}`, typed)),
       callbacks: {
         onUnknownHostKey: async (h) => {
           const a = await ask.ask(connectionId, { kind: 'hostKey', host: h.host, port: h.port, keyType: h.keyType, fingerprint: h.fingerprint, hop: h.hop });
@@ -199,12 +204,15 @@ export class AppCore {
           const a = await ask.ask(connectionId, { kind: 'password', user, host });
           return a.kind === 'secret' ? remember(a.value) : null;
         },
-        notice: (line) => this.log(`[${p.name}] ${line}`),
-        banner: (text) => this.log(`[${p.name}] banner: ${escapeServerText(text.trimEnd())}`),
+        notice: (line) => this.log(redactSecrets(`[${p.name}] ${line}`, typed)),
+        banner: (text) => this.log(redactSecrets(`[${p.name}] banner: ${escapeServerText(text.trimEnd())}`, typed)),
         keyboardInteractive: async (kb) => {
           const a = await ask.ask(connectionId, { kind: 'keyboardInteractive', name: kb.name, instructions: kb.instructions, prompts: kb.prompts });
           if (a.kind !== 'answers' || !a.values) return null;
-          a.values.forEach(registerSecret);
+          for (const v of a.values) {
+            registerSecret(v);
+            typed.push(v);
+          }
           return a.values;
         },
       },
@@ -250,17 +258,17 @@ export class AppCore {
     }
     const id = `c${randomBytes(6).toString('hex')}`;
     const label = `${profile.user ? `${profile.user}@` : ''}${profile.host}${profile.port === 22 ? '' : `:${profile.port}`}`;
-    const l: Live = { id, profile, label, conn: null, state: 'connecting', error: null, tunnels: null, flavor: null, vncPasswords: new Map(), forwardTunnels: new Map() };
+    const l: Live = { id, profile, label, conn: null, state: 'connecting', error: null, tunnels: null, flavor: null, vncPasswords: new Map(), typed: [], forwardTunnels: new Map() };
     this.live.set(id, l);
     this.deps.emit('connection.state', this.view(l));
     try {
-      const conn = await connectSsh(await this.connectOptions(profile, id));
+      const conn = await connectSsh(await this.connectOptions(profile, id, l.typed));
       l.conn = conn;
       l.tunnels = new TunnelManager(conn);
       l.state = 'ready';
       conn.on('state', (ev: ConnectionStateEvent) => {
         l.state = ev.state;
-        l.error = ev.reason ? { code: ev.code ?? 'CONNECTION_LOST', message: ev.reason } : ev.state === 'ready' ? null : l.error;
+        l.error = ev.reason ? { code: ev.code ?? 'CONNECTION_LOST', message: redactSecrets(ev.reason, l.typed) } : ev.state === 'ready' ? null : l.error;
         if (ev.state === 'closed') this.prompts.cancelFor(id);
         this.deps.emit('connection.state', this.view(l));
       });
@@ -268,7 +276,8 @@ export class AppCore {
       return this.view(l);
     } catch (e) {
       l.state = 'closed';
-      l.error = toErrorValue(e);
+      const err = toErrorValue(e);
+      l.error = { ...err, message: redactSecrets(err.message, l.typed) };
       this.prompts.cancelFor(id);
       this.deps.emit('connection.state', this.view(l));
       this.live.delete(id);
@@ -283,6 +292,8 @@ export class AppCore {
     for (const v of [...this.viewers.values()]) if (v.connectionId === connectionId) this.closeViewer(v.id);
     await l.tunnels?.closeAll();
     await l.conn?.close();
+    for (const pw of l.vncPasswords.values()) pw.release();
+    l.vncPasswords.clear();
     l.state = 'closed';
     this.deps.emit('connection.state', this.view(l));
     this.live.delete(connectionId);
@@ -310,13 +321,14 @@ export class AppCore {
     // viewer opens it again), gets a fresh one.
     if (flavor === 'turbovnc' && !l.vncPasswords.has(display)) {
       const otp = await this.deps.remote.oneTimePassword(conn, display).catch(() => null);
-      if (otp) l.vncPasswords.set(display, { password: otp, once: true });
+      if (otp) l.vncPasswords.set(display, { password: otp, once: true, release: registerSecret(otp) });
     }
     const remotePort = at.kind === 'tcp' ? at.port : null;
     const ticket = this.deps.hub.register((): Promise<Duplex> => (at.kind === 'unix' ? conn.forwardOutUnix(at.path) : conn.forwardOut(at.host, at.port)));
-    this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters });
     const pw = l.vncPasswords.get(display) ?? null;
+    // A one-time password goes with this viewer: registered until it closes, then spent.
     if (pw?.once) l.vncPasswords.delete(display);
+    this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters, release: pw?.once ? pw.release : () => {} });
     return {
       viewerId: ticket.id,
       url: `${this.deps.channelBase()}${ticket.path}`,
@@ -330,6 +342,7 @@ export class AppCore {
 
   private closeViewer(viewerId: string): void {
     this.deps.hub.revoke(viewerId);
+    this.viewers.get(viewerId)?.release();
     this.viewers.delete(viewerId);
   }
 

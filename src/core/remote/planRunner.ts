@@ -53,9 +53,9 @@ export async function checkPlan(session: SshSession, plan: SetupPlan): Promise<R
   return out;
 }
 
-function tail(text: string): string {
+function tail(text: string, typed: readonly (string | undefined)[]): string {
   const t = text.length > OUTPUT_TAIL ? '…' + text.slice(-OUTPUT_TAIL) : text;
-  return redactSecrets(t).trimEnd();
+  return redactSecrets(t, typed).trimEnd();
 }
 
 function sudoRefused(stderr: string): boolean {
@@ -70,6 +70,9 @@ function sudoRefused(stderr: string): boolean {
 export async function applyPlan(session: SshSession, plan: SetupPlan, opts: ApplyOptions = {}): Promise<ApplyResult> {
   const emit = opts.onProgress ?? (() => {});
   registerSecret(opts.sudoPassword);
+  // A short sudo password is not held globally (it would mangle unrelated log lines): it is redacted,
+  // as a whole token, in this run's own output and messages.
+  const typed = [opts.sudoPassword];
   const steps = opts.only ? plan.steps.filter((s) => opts.only!.includes(s.id)) : plan.steps;
   const total = steps.length;
   const results: StepResult[] = steps.map((s) => ({ id: s.id, status: 'not-run', ms: 0, output: '' }));
@@ -79,8 +82,9 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
   const fail = (i: number, err: { code: string; message: string; fix?: string }): ApplyResult => {
     const step = steps[i];
     results[i].status = 'failed';
-    emit({ type: 'step-failed', stepId: step.id, index: i, total, message: err.message });
-    return { ok: false, steps: results, error: { ...err, message: redactSecrets(err.message), stepId: step.id } };
+    const message = redactSecrets(err.message, typed);
+    emit({ type: 'step-failed', stepId: step.id, index: i, total, message });
+    return { ok: false, steps: results, error: { ...err, message, stepId: step.id } };
   };
 
   for (let i = 0; i < steps.length; i++) {
@@ -111,7 +115,7 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
       emit({ type: 'step-start', stepId: step.id, index: i, total });
       let output = '';
       const onChunk = (stream: 'stdout' | 'stderr') => (text: string) => {
-        const clean = redactSecrets(text);
+        const clean = redactSecrets(text, typed);
         output += clean;
         // Only the tail is ever shown; a runaway step must not grow the process with the rest.
         if (output.length > 4 * OUTPUT_TAIL) output = output.slice(-(OUTPUT_TAIL + 1));
@@ -124,7 +128,7 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
         onStdout: onChunk('stdout'),
         onStderr: onChunk('stderr'),
       });
-      results[i].output = tail(output);
+      results[i].output = tail(output, typed);
       results[i].ms = Date.now() - started;
       // A step that died without an exit status, or failed while the link went down, is a lost connection,
       // not a broken step: say so, so the user reconnects and re-runs instead of debugging the server.
@@ -139,7 +143,7 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
         });
       }
       if (res.code !== 0) {
-        const last = tail(output).split('\n').filter(Boolean).slice(-1)[0] ?? '';
+        const last = tail(output, typed).split('\n').filter(Boolean).slice(-1)[0] ?? '';
         return fail(i, {
           code: 'PLAN_STEP_FAILED',
           message: `Step "${step.title}" failed with exit status ${res.code ?? res.signal}${last ? `: ${last.slice(0, 200)}` : ''}`,

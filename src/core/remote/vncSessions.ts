@@ -186,6 +186,17 @@ function turboHasUnixSockets(version: string | null): boolean {
  * server account's ~/.vnc (mode 600) while the session runs.
  */
 export async function startSession(session: SshSession, opts: StartOptions = {}): Promise<StartedSession> {
+  // The password is redacted while this start can still fail with the server's output; after that
+  // the caller registers it for as long as it keeps it (the app: until the viewer or session ends).
+  const held: (() => void)[] = [];
+  try {
+    return await start(session, opts, (secret) => held.push(registerSecret(secret)));
+  } finally {
+    for (const release of held) release();
+  }
+}
+
+async function start(session: SshSession, opts: StartOptions, hold: (secret: string) => void): Promise<StartedSession> {
   if (opts.display !== undefined) checkDisplay(opts.display);
   const geometry = opts.geometry ?? '1920x1080';
   checkGeometry(geometry);
@@ -218,7 +229,7 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
   } else {
     if (opts.transport === 'unix') throw new GpuDeskError('VNC_SESSION_FAILED', 'TigerVNC sessions started by gpu-desk listen on TCP (127.0.0.1) only', 'Start it without the Unix-socket option, or install TurboVNC 3.1 or newer');
     password = randomVncPassword();
-    registerSecret(password);
+    hold(password);
     passwordKind = 'session';
     // With VirtualGL the session command is vglrun wrapping the window manager (+wm: window-manager mode).
     let xstartup = '';
@@ -243,7 +254,7 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
       await killSession(session, started.display, { optRoot, flavor }).catch(() => {});
       throw new GpuDeskError('VNC_SESSION_FAILED', `TurboVNC session :${started.display} gave no one-time password, so it was stopped`, 'Check that this TurboVNC supports -otp (2.0 or newer) and that /etc/turbovncserver-security.conf permits OTP');
     }
-    registerSecret(password);
+    hold(password);
   }
   let info: VncSessionInfo | undefined;
   // The wrapper returns as soon as the server is up; its listener can take a moment to show (long on
@@ -306,7 +317,7 @@ export async function newOneTimePassword(session: SshSession, display: number, o
   if (r.code !== 0 || !otp) {
     throw new GpuDeskError('VNC_SESSION_FAILED', `No one-time password for :${display}: ${(r.stdout + r.stderr).trim().split('\n')[0] ?? ''}`, 'Check that the session is a running TurboVNC session of this account');
   }
-  registerSecret(otp);
+  // Not registered here: the caller registers it for as long as it holds it.
   return otp;
 }
 

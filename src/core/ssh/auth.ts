@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { utils } from 'ssh2';
 import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType } from 'ssh2';
-import { registerSecret } from '../errors';
+import { redactSecrets, registerSecret } from '../errors';
 import type { ConnectCallbacks, KeySource, SshEndpoint } from './types';
 
 /** What one hop may authenticate with; secrets learned during the first login are kept in memory for reconnects. */
@@ -114,6 +114,10 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
   }
   if (callbacks.keyboardInteractive) {
     const ask = callbacks.keyboardInteractive;
+    // Short answers (a PIN, a 2FA code) are not held globally; a server that echoes one in its next
+    // round's prompt or instructions still must not show it.
+    const typed: string[] = [];
+    const clean = (t: string) => redactSecrets(t, typed);
     queue.push({
       method: 'keyboard-interactive',
       attempt: async () => {
@@ -123,9 +127,12 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
           username,
           prompt: (name: string, instructions: string, _lang: string, prompts: { prompt: string; echo?: boolean }[], finish: (answers: string[]) => void) => {
             if (!prompts.length) return finish([]);
-            ask({ name, instructions, prompts: prompts.map((p) => ({ prompt: p.prompt, echo: !!p.echo })) }).then(
+            ask({ name: clean(name), instructions: clean(instructions), prompts: prompts.map((p) => ({ prompt: clean(p.prompt), echo: !!p.echo })) }).then(
               (answers) => {
-                for (const a of answers ?? []) registerSecret(a);
+                for (const a of answers ?? []) {
+                  registerSecret(a);
+                  typed.push(a);
+                }
                 finish(answers ?? prompts.map(() => ''));
               },
               () => finish(prompts.map(() => '')),

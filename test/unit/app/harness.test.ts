@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { cleanupAll, startSshd, startXvnc, type SshdBed, type XvncBed } from '../../bed';
 import { startHarness, type Harness } from '../../../src/harness/server';
+import { redactSecrets } from '../../../src/core/errors';
 import { ProfileStore } from '../../../src/core/profiles/profileStore';
 import type { ProfileInput } from '../../../src/shared/contract';
 
@@ -178,6 +179,41 @@ describe('connect flow and viewer channel (real sshd, real Xvnc)', () => {
 
     expect((await c.call('connections.close', { connectionId })).ok).toBe(true);
     expect((await c.call('connections.list', {})).value).toEqual([]);
+    c.close();
+  });
+
+  it('a viewer\'s TurboVNC one-time password is redacted while its viewer is open and no longer registered once it closes', { timeout: 300_000 }, async () => {
+    const c = await open(ipcUrl(), harness.origin);
+    const saved = await c.call('profiles.save', { profile: profile('bed-otp') });
+    const opening = c.call('connections.open', { profileId: (saved.value as { id: string }).id });
+    const prompt = await c.nextEvent('prompt');
+    await c.call('prompts.answer', { promptId: prompt.promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
+    const connectionId = ((await opening).value as { id: string }).id;
+    const started = await c.call('sessions.start', { connectionId, geometry: '640x480', windowManager: 'xterm' });
+    expect(started).toMatchObject({ ok: true, value: { flavor: 'turbovnc' } });
+    const display = (started.value as { display: number }).display;
+    const line = (otp: string) => `vncviewer -password ${otp}`;
+    let killed = false;
+    try {
+      const first = (await c.call('viewer.open', { connectionId, display })).value as { viewerId: string; vncPassword: string };
+      expect(first.vncPassword).toMatch(/^\S{8}$/);
+      expect(redactSecrets(line(first.vncPassword))).toBe('vncviewer -password [redacted]');
+      // A second viewer gets its own fresh OTP; closing the first drops only the first.
+      const second = (await c.call('viewer.open', { connectionId, display })).value as { viewerId: string; vncPassword: string };
+      expect(second.vncPassword).toMatch(/^\S{8}$/);
+      expect(second.vncPassword).not.toBe(first.vncPassword);
+      expect((await c.call('viewer.close', { viewerId: first.viewerId })).ok).toBe(true);
+      expect(redactSecrets(line(first.vncPassword))).toBe(line(first.vncPassword));
+      expect(redactSecrets(line(second.vncPassword))).toBe('vncviewer -password [redacted]');
+      // Killing the session closes its viewers, and with them their passwords' registrations.
+      expect((await c.call('sessions.kill', { connectionId, display })).ok).toBe(true);
+      killed = true;
+      expect(redactSecrets(line(second.vncPassword))).toBe(line(second.vncPassword));
+    } finally {
+      // Here, unlike in afterAll, the harness can still kill it: a failed run leaves no session behind.
+      if (!killed) await c.call('sessions.kill', { connectionId, display });
+    }
+    expect((await c.call('connections.close', { connectionId })).ok).toBe(true);
     c.close();
   });
 
