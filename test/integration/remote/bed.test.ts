@@ -318,6 +318,24 @@ describe('plan runner on the real bed (no root needed)', () => {
   });
 });
 
+describe('plan runner: a short sudo password in the run\'s own output', () => {
+  it('is redacted as a whole token in the streamed output, the step\'s tail and the failure message; the same digits inside other words stay', async () => {
+    const pin = '4821';
+    const plan: SetupPlan = {
+      distro: 'debian-12', backend: 'none', notes: [],
+      // What a misbehaving tool does: echo what it read, then fail with it in its last line.
+      steps: [{ id: 'echo', title: 'Echo', why: 't', check: 'false', apply: `echo "read ${pin} on port 5${pin}"; echo "bad code ${pin}" >&2; exit 3`, needsRoot: false }],
+    };
+    const streamed: string[] = [];
+    const r = await applyPlan(conn, plan, { sudoPassword: pin, onProgress: (e) => { if (e.type === 'output') streamed.push(e.text); else if (e.type === 'step-failed') streamed.push(e.message); } });
+    expect(r.ok).toBe(false);
+    expect(r.steps[0].output).toContain('read [redacted] on port 54821');
+    const everything = [...streamed, r.steps[0].output, r.error?.message ?? ''].join('\n');
+    expect(everything).toContain('bad code [redacted]');
+    expect(everything.replace(/54821/g, '')).not.toContain(pin);
+  });
+});
+
 describe('hostile values over real SSH', () => {
   it('every hostile value reaches the server as one literal argument and runs nothing', async () => {
     const canary = `${bed.home}/gd-pwned`;
