@@ -120,7 +120,9 @@ describe('gpu-desk profiles', () => {
     fs.writeFileSync(cfg, 'Host gpu-c\n  HostName x\n  Port twenty\n');
     const broken = await cli(['profiles', 'import-ssh-config', '--file', cfg]);
     expect(broken.code).toBe(1);
-    expect(lastErr(broken)).toMatch(/ssh_config line 3: Port "twenty" is not a number — fix line 3/);
+    // File, line and key, never the value (issue 16.10: errors do not quote file contents).
+    expect(lastErr(broken)).toMatch(/ssh_config line 3: the value of Port is not a number — fix line 3/);
+    expect(lastErr(broken)).not.toContain('twenty');
     expect(fs.readFileSync(profilesFile(), 'utf8')).toBe(before);
 
     const exported = path.join(home, 'export.json');
