@@ -55,7 +55,7 @@ export function sessionsFromSections(s: Record<string, string>, turboBin: string
   const tiger = parseTigerVncList(s.tigerlist ?? '');
   const procText = s.vncproc ?? '';
   const procs = procText.includes('@@ok') ? parseVncProcesses(procText) : null;
-  const byDisplay = new Map<number, { l: ListedSession; flavor: VncFlavor }>();
+  const byDisplay = new Map<number, { l: ListedSession; flavor: VncFlavor; unixBy: Partial<Record<VncFlavor, string | null>> }>();
   const add = (l: ListedSession, listedBy: VncFlavor) => {
     let flavor = listedBy;
     if (procs) {
@@ -66,14 +66,23 @@ export function sessionsFromSections(s: Record<string, string>, turboBin: string
     }
     const prev = byDisplay.get(l.display);
     if (!prev) {
-      byDisplay.set(l.display, { l, flavor });
+      byDisplay.set(l.display, { l, flavor, unixBy: { [listedBy]: l.unixPath } });
       return;
     }
-    // The same session from the other wrapper: keep what each list knows best (TurboVNC's knows the socket).
-    prev.l = { ...prev.l, port: prev.l.port ?? l.port, unixPath: prev.l.unixPath ?? l.unixPath };
+    // The same session from the other wrapper: keep the port either list knows.
+    prev.l = { ...prev.l, port: prev.l.port ?? l.port };
+    prev.unixBy[listedBy] = l.unixPath;
   };
   for (const l of turbo) add(l, 'turbovnc');
   for (const l of tiger) add(l, 'tigervnc');
+  // The socket path comes from the list of the session's own flavour: TurboVNC's -list pairs any pid
+  // file of a display with a `.udspath` file of that display, and a TurboVNC session killed uncleanly
+  // ("deadlocked") leaves one behind, which a later TigerVNC session on that display must not inherit.
+  // Without /proc the flavour is only which list named it first, and that list's path stands.
+  for (const e of byDisplay.values()) {
+    const own = e.unixBy[e.flavor];
+    e.l = { ...e.l, unixPath: own !== undefined ? own : procs ? null : e.l.unixPath };
+  }
 
   const tcp = (s.listen ?? '').includes('@@proc') ? parseProcNetTcp(s.listen ?? '') : parseSsListeners(s.listen ?? '');
   const unixListening = new Set(parseProcNetUnixListening(s.unixlisten ?? ''));

@@ -56,6 +56,16 @@ describe('sessionsFromSections: each session once, with its flavour from its exe
     expect(open.find((s) => s.display === 1)).toMatchObject({ port: 5901, localhostOnly: false, listenAddresses: ['0.0.0.0'] });
   });
 
+  it('a TigerVNC session does not inherit a .udspath file a killed TurboVNC session left for its display', () => {
+    // Seen in CI: TurboVNC's -list paired the TigerVNC session's pid file on :2 with a stale
+    // ~/.vnc/<host>:2.udspath from an earlier TurboVNC session there.
+    const turbolist = fx('turbovnc-list-3.3.txt').replace(':2\t\t23434\t\t', ':2\t\t23434\t\t\t\t/home/gdtest/.gpu-desk/jobs/2/vnc.sock');
+    expect(parseTurboVncList(turbolist).find((l) => l.display === 2)?.unixPath).toBe('/home/gdtest/.gpu-desk/jobs/2/vnc.sock');
+    const stale = sessionsFromSections({ ...sections, turbolist }, '/opt/TurboVNC/bin');
+    expect(stale.find((s) => s.display === 2)).toMatchObject({ flavor: 'tigervnc', port: 5902, unixPath: null, localhostOnly: true });
+    expect(stale.find((s) => s.display === 1)).toMatchObject({ flavor: 'turbovnc', unixPath: '/home/gdtest/.vnc/gpu-desk-1.sock' });
+  });
+
   it('without /proc (no "@@ok"), the lists decide, and the first one to name a display keeps it', () => {
     const r = sessionsFromSections({ ...sections, vncproc: '' }, '/opt/TurboVNC/bin');
     expect(r.map((s) => [s.display, s.flavor])).toEqual([[1, 'turbovnc'], [2, 'turbovnc'], [4, 'turbovnc']]);
