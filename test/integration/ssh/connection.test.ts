@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectCode } from './expectCode';
 import { cleanupAll, isRoot, makeTempDir, startSshd, type SshdBed } from '../../bed';
 import { bedOptions, trustedKnownHosts } from '../../helpers/ssh';
 import { connectSsh } from '../../../src/core/ssh/connection';
 import type { HostKeyPrompt } from '../../../src/core/ssh/types';
-import { GpuDeskError } from '../../../src/core/errors';
 
 let bed: SshdBed;
 let bed2: SshdBed;
@@ -16,14 +16,6 @@ beforeAll(async () => {
   [bed, bed2] = await Promise.all([startSshd(), startSshd({ hostKeyType: 'ecdsa' })]);
 });
 afterAll(cleanupAll);
-
-async function expectCode(p: Promise<unknown>, code: string): Promise<GpuDeskError> {
-  const e = await p.then(() => null, (err) => err);
-  expect(e, `expected an error with code ${code}`).toBeInstanceOf(GpuDeskError);
-  expect((e as GpuDeskError).code).toBe(code);
-  expect((e as GpuDeskError).message).not.toContain('\n');
-  return e as GpuDeskError;
-}
 
 describe('host keys, like OpenSSH', () => {
   it('unknown key: the callback gets the SHA256 fingerprint; accept-and-save means no question next time', async () => {

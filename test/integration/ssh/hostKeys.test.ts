@@ -2,11 +2,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectCode } from './expectCode';
 import { cleanupAll, makeTempDir, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh } from '../../../src/core/ssh/connection';
 import { fingerprintOfPublicKeyLine } from '../../bed/sshd';
-import { GpuDeskError } from '../../../src/core/errors';
 import type { ConnectOptions, HostKeyPrompt } from '../../../src/core/ssh/types';
 
 const BIN = path.resolve(__dirname, '../../../bin/gpu-desk.cjs');
@@ -23,14 +23,6 @@ beforeAll(async () => {
   ]);
 });
 afterAll(cleanupAll);
-
-async function expectCode(p: Promise<unknown>, code: string): Promise<GpuDeskError> {
-  const e = await p.then(() => null, (err) => err);
-  expect(e, `expected an error with code ${code}`).toBeInstanceOf(GpuDeskError);
-  expect((e as GpuDeskError).code).toBe(code);
-  expect((e as GpuDeskError).message).not.toContain('\n');
-  return e as GpuDeskError;
-}
 
 /** A fresh ed25519 public key line ("ssh-ed25519 AAAA…") nobody's server has. */
 function strangerKey(): string {
