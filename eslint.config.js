@@ -14,6 +14,9 @@ const noNode = {
   paths: nodeBuiltins.map((name) => ({ name, message: 'Renderer, shared and preload code runs without Node: call the main process through the contract.' })),
   patterns: [{ group: ['node:*'], message: 'Renderer, shared and preload code runs without Node built-ins.' }],
 };
+const notCoreOrMain = {
+  patterns: [{ group: ['**/core', '**/core/**', '**/main', '**/main/**'], message: 'Renderer and preload import only src/shared (the IPC contract, models, bridge types), never src/core or src/main.' }],
+};
 const noElectronSyntax = [
   'error',
   { selector: "CallExpression[callee.name='require'][arguments.0.value=/^electron(\\u002F|$)/]", message: 'src/core and src/shared never require electron.' },
@@ -47,8 +50,10 @@ module.exports = tseslint.config(
     rules: { 'no-restricted-imports': ['error', noElectron], 'no-restricted-syntax': noElectronSyntax },
   },
   {
+    // The renderer and the preload reach the rest of the app only through the contract in src/shared:
+    // importing core or main would pull Node code into a sandboxed page, or couple them to internals.
     files: ['src/renderer/**/*.{ts,tsx}', 'src/preload/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', noNode] },
+    rules: { 'no-restricted-imports': ['error', { paths: noNode.paths, patterns: [...noNode.patterns, ...notCoreOrMain.patterns] }] },
   },
   {
     // Shared code is imported by every side, so it obeys both rules.

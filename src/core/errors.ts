@@ -2,49 +2,9 @@
  * Errors are values with a stable code, a one-line message a user can act on, and never a secret.
  * `fix` says what to do; the CLI prints `error: <message> — <fix>`.
  */
-export type ErrorCode =
-  | 'HOST_UNREACHABLE'
-  | 'PROXY_COMMAND_FAILED'
-  | 'DNS_FAILED'
-  | 'CONNECT_TIMEOUT'
-  | 'AUTH_FAILED'
-  | 'HOST_KEY_CHANGED'
-  | 'HOST_KEY_UNKNOWN'
-  | 'HOST_KEY_REJECTED'
-  | 'PORT_TAKEN'
-  | 'DISPLAY_OUT_OF_RANGE'
-  | 'BAD_FORWARD_SPEC'
-  | 'BAD_ARGUMENT'
-  | 'BAD_SSH_CONFIG'
-  | 'KEY_FILE'
-  | 'KEY_PASSPHRASE'
-  | 'FORWARD_FAILED'
-  | 'CONNECTION_LOST'
-  | 'NOT_CONNECTED'
-  | 'REMOTE_COMMAND_FAILED'
-  | 'KEYCHAIN_UNAVAILABLE'
-  | 'KEYCHAIN_LOCKED'
-  | 'PROFILE_INVALID'
-  | 'PROFILE_NOT_FOUND'
-  | 'PROFILES_CORRUPT'
-  | 'PROFILES_TOO_NEW'
-  | 'PROFILES_LOCKED'
-  | 'DATA_DIR_UNSAFE'
-  | 'PROFILE_EXISTS'
-  | 'KEY_NOT_FOUND'
-  | 'KEY_EXISTS'
-  | 'IPC_BAD_SENDER'
-  | 'IPC_BAD_INPUT'
-  | 'IPC_UNKNOWN_METHOD'
-  | 'UNSUPPORTED_OS'
-  | 'SUDO_FAILED'
-  | 'PLAN_STEP_FAILED'
-  | 'VNC_SESSION_FAILED'
-  | 'CANCELLED'
-  | 'SLURM_FAILED'
-  | 'JOB_NOT_FOUND'
-  | 'JOB_ENDED'
-  | 'INTERNAL';
+import type { ErrorCode } from '../shared/errorCodes';
+
+export type { ErrorCode };
 
 export class GpuDeskError extends Error {
   readonly code: ErrorCode;

@@ -7,7 +7,7 @@ import { createAppCore } from '../core/app/createAppCore';
 import type { AppCore } from '../core/app/appCore';
 import { ChannelHub } from '../core/vnc/channelHub';
 import { createEventForwarder } from '../core/ipc/dispatch';
-import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../core/ipc/types';
+import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../shared/bridge';
 import { eventNames, type Emit } from '../shared/contract';
 import type { ConnectionView, TunnelView } from '../shared/models';
 import { createLogger, type Logger } from './log';

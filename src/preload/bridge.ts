@@ -1,4 +1,4 @@
-import { EVENT_CHANNEL, INVOKE_CHANNEL, type GpuDeskBridge, type IpcResult } from '../core/ipc/types';
+import { EVENT_CHANNEL, INVOKE_CHANNEL, type GpuDeskBridge, type IpcResult } from '../shared/bridge';
 
 /**
  * The whole preload, as a pure factory (tested in Node with a stand-in for ipcRenderer): two

@@ -1,7 +1,7 @@
 import './zodJitless';
 import { contextBridge, ipcRenderer } from 'electron';
 import { eventNames, methodNames } from '../shared/contract';
-import { BRIDGE_GLOBAL } from '../core/ipc/types';
+import { BRIDGE_GLOBAL } from '../shared/bridge';
 import { createBridge } from './bridge';
 
 // Sandboxed preload: bundled into one CommonJS file whose only require is 'electron'.

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium } from 'playwright-core';
 import { APP_ENTRY_URL, contentSecurityPolicy, securityHeaders, webPreferences } from '../../src/main/windowOptions';
-import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../../src/core/ipc/types';
+import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../../src/shared/bridge';
 import { createElectronShim } from './electronShim';
 import { EventEmitter } from 'node:events';
 import { AppCore } from '../../src/core/app/appCore';

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { createBridge, type IpcRendererLike } from '../../src/preload/bridge';
-import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../../src/core/ipc/types';
+import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../../src/shared/bridge';
 import { eventNames, methodNames } from '../../src/shared/contract';
 
 /**

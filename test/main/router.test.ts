@@ -7,7 +7,7 @@ import { AppCore } from '../../src/core/app/appCore';
 import { remoteOps } from '../../src/core/app/remoteAdapter';
 import { ProfileStore } from '../../src/core/profiles/profileStore';
 import { ChannelHub } from '../../src/core/vnc/channelHub';
-import type { IpcResult } from '../../src/core/ipc/types';
+import type { IpcResult } from '../../src/shared/bridge';
 import { methods, type Handlers } from '../../src/shared/contract';
 import type { ConnectionView, Profile, PromptRequest, TunnelView } from '../../src/shared/models';
 import { createMainRouter } from '../../src/main/router';

@@ -1,7 +1,7 @@
 import type { ZodType } from 'zod';
 import { GpuDeskError, redactSecrets, toErrorValue, type ErrorCode } from '../errors';
 import { checkInputShape, DEFAULT_LIMITS, findDroppedKey, type InputLimits } from './inputShape';
-import type { IpcError, IpcResult } from './types';
+import type { IpcError, IpcResult } from '../../shared/bridge';
 
 /** Method name → input schema. Derived from src/shared/contract.ts by whoever builds the router. */
 export type InputSchemas = Record<string, ZodType>;

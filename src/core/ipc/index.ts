@@ -1,3 +1,3 @@
-export * from './types';
+export * from '../../shared/bridge';
 export * from './dispatch';
 export { checkInputShape, findDroppedKey, DEFAULT_LIMITS, type InputLimits } from './inputShape';

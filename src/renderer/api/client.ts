@@ -1,5 +1,5 @@
 import { RemoteCallError, type GpuDeskApi } from '../../shared/contract';
-import type { GpuDeskBridge } from '../../core/ipc/types';
+import type { GpuDeskBridge } from '../../shared/bridge';
 import { connectHarness } from './wsClient';
 
 declare global {

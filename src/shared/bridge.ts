@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors';
+import type { ErrorCode } from './errorCodes';
 
 /**
  * What crosses the IPC boundary. Errors travel as plain values because Electron's contextBridge
