@@ -4,14 +4,16 @@
  * its VirtualGL and TurboVNC packages from a loopback mirror of ../shared/vendor with SHA256SUMS.
  * In order, on one server (each install is done once; a later test builds on the earlier ones):
  * probe → a run cut off mid-install → the next run finishes it and stops at a tampered package →
- * a run with the right package completes → probe clean → a run with nothing to do → a desktop.
+ * a run with the right package completes → probe clean → a run with nothing to do → a desktop under
+ * VirtualGL.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shellQuote } from '../../../src/core/remote/shellQuote';
 import { startDelayProxy } from '../../bed/delayProxy';
-import { cleanupAll, isRoot, makeTempDir, startFreshServer, startPackageMirror, VENDOR_DIR, type FreshServer, type PackageMirror } from '../../bed';
+import { cleanupAll, isRoot, makeTempDir, registerCleanup, startFreshServer, startPackageMirror, VENDOR_DIR, type FreshServer, type PackageMirror } from '../../bed';
 
 const BIN = path.resolve(__dirname, '../../../bin/gpu-desk.cjs');
 const TURBO_DEB = 'turbovnc_3.3_amd64.deb';
@@ -190,4 +192,40 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     expect(ev.filter((e) => e.type === 'step-start' || e.type === 'output')).toEqual([]);
     expect(ev.at(-1)).toEqual({ type: 'finished', ok: true, applied: [] });
   }, 120_000);
+
+  it('sessions start gives a TurboVNC desktop with its window manager under VirtualGL: glxinfo in it reports VirtualGL on the EGL device', async () => {
+    const r = await cli(['sessions', 'start', '--geometry', '800x600', '--json']);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const s = JSON.parse(r.stdout) as { display: number; flavor: string; unixPath: string | null; port: number | null; localhostOnly: boolean; passwordKind: string };
+    let killed = false;
+    registerCleanup(async () => { if (!killed) await cli(['sessions', 'kill', String(s.display)]); });
+    expect(s).toMatchObject({ flavor: 'turbovnc', port: null, localhostOnly: true, passwordKind: 'otp', unixPath: `${server.home}/.vnc/gpu-desk-${s.display}.sock` });
+
+    // The desktop's window manager, found by the X display in its own environment.
+    const wmPid = () => Number(server.rootSh(
+      `for d in /proc/[0-9]*; do [ "$(cat $d/comm 2>/dev/null)" = openbox ] && tr '\\0' '\\n' < $d/environ | grep -qx 'DISPLAY=:${s.display}' && echo \${d#/proc/}; done`,
+      { allowFail: true },
+    ).out.trim().split('\n')[0] || 0);
+    await until(`openbox on :${s.display}`, () => wmPid() > 0, 60_000);
+    const env = fs.readFileSync(`/proc/${wmPid()}/environ`, 'utf8').split('\0').filter(Boolean);
+    const envVar = (k: string) => env.find((e) => e.startsWith(`${k}=`))?.slice(k.length + 1);
+    // vglrun +wm put VirtualGL's interposers in front of the window manager, on the EGL device the probe chose.
+    expect(envVar('LD_PRELOAD')).toMatch(/libvglfaker/);
+    expect(envVar('VGL_DISPLAY')).toBe('egl0');
+
+    // A program started from the desktop inherits the window manager's environment: run glxinfo with
+    // exactly that, as the session's user, and read what VirtualGL and Mesa themselves print.
+    const glx = server.rootSh(`runuser -u ${server.user} -- env -i ${[...env, 'VGL_VERBOSE=1'].map(shellQuote).join(' ')} glxinfo 2>&1`).out;
+    expect(glx).toMatch(/^\[VGL\] Opening EGL device egl0$/m);
+    expect(glx).toMatch(/^server glx vendor string: VirtualGL$/m);
+    expect(glx).toMatch(/^client glx vendor string: VirtualGL$/m);
+    expect(glx).toMatch(/^direct rendering: Yes$/m);
+    expect(glx).toMatch(/^OpenGL renderer string: llvmpipe/m);
+
+    const k = await cli(['sessions', 'kill', String(s.display)]);
+    expect(k.code, k.stderr).toBe(0);
+    killed = true;
+    const list = await cli(['sessions', 'list', '--json']);
+    expect((JSON.parse(list.stdout) as { display: number }[]).map((x) => x.display)).not.toContain(s.display);
+  }, 300_000);
 });
