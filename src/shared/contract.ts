@@ -127,7 +127,11 @@ export const methods = {
 
   'sessions.list': m(byConnection, out<VncSessionView[]>()),
   'sessions.start': m(
-    z.strictObject({ connectionId: id, display: display.optional(), geometry: geometry.optional(), windowManager: wm.optional() }),
+    z.strictObject({
+      connectionId: id, display: display.optional(), geometry: geometry.optional(), windowManager: wm.optional(),
+      // TurboVNC: a 0600 Unix socket and no TCP port (the default), or 127.0.0.1:5900+n for tools that need a port on the server.
+      transport: z.enum(['unix', 'tcp']).optional(),
+    }),
     out<VncSessionView>(),
   ),
   'sessions.kill': m(z.strictObject({ connectionId: id, display }), out<void>()),

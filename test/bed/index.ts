@@ -6,3 +6,4 @@ export * from './packageMirror';
 export * from './desktop';
 export * from './screen';
 export * from './slurm';
+export * from './nativeViewer';

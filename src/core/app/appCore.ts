@@ -110,9 +110,9 @@ export class AppCore {
       },
       'server.gpus': async ({ connectionId }) => ({ at: Date.now(), gpus: (await this.deps.remote.gpus(this.ready(connectionId).conn!)).map(gpuView) }),
       'sessions.list': async ({ connectionId }) => (await this.deps.remote.listSessions(this.ready(connectionId).conn!)).map(sessionView),
-      'sessions.start': async ({ connectionId, display, geometry, windowManager }) => {
+      'sessions.start': async ({ connectionId, display, geometry, windowManager, transport }) => {
         const l = this.ready(connectionId);
-        const s = await this.deps.remote.startSession(l.conn!, { display, geometry, windowManager });
+        const s = await this.deps.remote.startSession(l.conn!, { display, geometry, windowManager, transport });
         l.flavor = s.flavor;
         if (s.password) {
           l.vncPasswords.get(s.display)?.release();

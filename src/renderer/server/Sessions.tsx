@@ -12,6 +12,7 @@ export function Sessions({ state, connectionId, profile, report }: { state: AppS
   const [starting, setStarting] = useState(false);
   const [geometry, setGeometry] = useState(profile?.display.geometry ?? '1920x1080');
   const [wm, setWm] = useState('');
+  const [transport, setTransport] = useState<'' | 'unix' | 'tcp'>('');
   const [manual, setManual] = useState(profile?.display.number !== undefined ? String(profile.display.number) : '');
   const [killing, setKilling] = useState<VncSessionView | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -45,7 +46,7 @@ export function Sessions({ state, connectionId, profile, report }: { state: AppS
     setStarting(true);
     setError(null);
     try {
-      const s = await api.invoke('sessions.start', { connectionId, ...(geometry ? { geometry } : {}), ...(wm ? { windowManager: wm } : {}) });
+      const s = await api.invoke('sessions.start', { connectionId, ...(geometry ? { geometry } : {}), ...(wm ? { windowManager: wm } : {}), ...(transport ? { transport } : {}) });
       setStarted(s);
       await reload();
       setSessions((xs) => (xs && !xs.some((x) => x.display === s.display) ? [...xs, s] : xs));
@@ -107,6 +108,16 @@ export function Sessions({ state, connectionId, profile, report }: { state: AppS
             {(report?.windowManagers ?? []).map((w) => <option key={w} value={w}>{w}</option>)}
           </select>
         </label>
+        {report?.vnc.flavor === 'turbovnc' && turboHasSockets(report.vnc.version) && (
+          // TurboVNC ≥ 3.1 listens on a 0600 Unix socket by default: no port on the server for other users to
+          // try. TCP is for tools on the server that need a port; gpu-desk reaches either through SSH.
+          <label>Listens on
+            <select value={transport} onChange={(e) => setTransport(e.target.value as '' | 'unix' | 'tcp')} data-testid="session-transport">
+              <option value="">Unix socket (no TCP port)</option>
+              <option value="tcp">TCP port on the server's localhost</option>
+            </select>
+          </label>
+        )}
         <button type="submit" className="primary" disabled={starting}>{starting ? 'Starting…' : 'Start desktop'}</button>
       </form>
       <details className="manual">
@@ -128,4 +139,10 @@ export function Sessions({ state, connectionId, profile, report }: { state: AppS
       )}
     </div>
   );
+}
+
+/** TurboVNC listens on Unix sockets from 3.1 (-rfbunixpath); older ones only on TCP, so there is no choice to offer. */
+function turboHasSockets(version: string | null): boolean {
+  const m = /^(\d+)\.(\d+)/.exec(version ?? '');
+  return !!m && (Number(m[1]) > 3 || (Number(m[1]) === 3 && Number(m[2]) >= 1));
 }

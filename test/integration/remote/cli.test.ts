@@ -3,8 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, makeTempDir, startSshd, type SshdBed } from '../../bed';
-import { vncAuthenticates } from './rfb';
+import { cleanupAll, makeTempDir, runNativeViewer, startSshd, startXvnc, type SshdBed } from '../../bed';
 
 const BIN = path.resolve(__dirname, '../../../bin/gpu-desk.cjs');
 const SHIMS = path.resolve(__dirname, '../../shims');
@@ -126,7 +125,7 @@ describe('gpu-desk sessions', { timeout: 300_000 }, () => {
     expect(after.find((x: { display: number }) => x.display === info.display)).toBeUndefined();
   });
 
-  it('TurboVNC: start listens on a Unix socket only; gpu-desk tunnel reaches it; the OTP works once; kill removes the socket', async () => {
+  it('TurboVNC: start listens on a Unix socket only; gpu-desk tunnel reaches it; xtigervncviewer gets the desktop with the OTP once only; kill removes the socket', async () => {
     const s = await cli(['sessions', ...dest(bed), 'start', '--geometry', '800x600', '--wm', '/usr/bin/xterm']);
     expect(s.code, s.stderr).toBe(0);
     const display = Number(/Started :(\d+)/.exec(s.stdout)?.[1]);
@@ -164,9 +163,15 @@ describe('gpu-desk sessions', { timeout: 300_000 }, () => {
       expect(listening.remoteSocket).toBe(sock);
       expect(listening.remote).toBe(sock);
       const port = Number(listening.local.split(':')[1]);
-      // A real RFB handshake through the tunnel with the one-time password; the same password again is refused.
-      expect(await vncAuthenticates(port, otp!)).toBe(true);
-      expect(await vncAuthenticates(port, otp!)).toBe(false);
+      // The real TigerVNC viewer through the tunnel, with the one-time password in a `vncpasswd -f` file: it
+      // gets the desktop the server started (its name and size), and the same password again is refused.
+      const desk = await startXvnc({ geometry: '1024x768' });
+      const first = await runNativeViewer(port, otp!, desk.x11Display);
+      expect(first, first.log).toMatchObject({ kind: 'connected', width: 800, height: 600 });
+      expect(first.kind === 'connected' && first.windowTitle).toMatch(new RegExp(`^TurboVNC: \\S+:${display} \\(.*\\) - TigerVNC$`));
+      const again = await runNativeViewer(port, otp!, desk.x11Display);
+      expect(again, again.log).toMatchObject({ kind: 'refused' });
+      expect(again.kind === 'refused' && again.reason).toMatch(/one-time password/i);
     } finally {
       tunnel.kill('SIGTERM');
       await new Promise((r) => tunnel.once('exit', r));

@@ -3,12 +3,13 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import WebSocket, { createWebSocketStream } from 'ws';
 import { cleanupAll, startSshd, startXvnc, type SshdBed, type XvncBed } from '../../bed';
 import { startHarness, type Harness } from '../../../src/harness/server';
 import { redactSecrets } from '../../../src/core/errors';
 import { ProfileStore } from '../../../src/core/profiles/profileStore';
 import type { ProfileInput } from '../../../src/shared/contract';
+import { rfbHandshake } from '../../integration/remote/rfb';
 
 /**
  * The harness's IPC socket and the app services behind it, against a real sshd and a real Xvnc:
@@ -214,6 +215,37 @@ describe('connect flow and viewer channel (real sshd, real Xvnc)', () => {
       if (!killed) await c.call('sessions.kill', { connectionId, display });
     }
     expect((await c.call('connections.close', { connectionId })).ok).toBe(true);
+    c.close();
+  });
+
+  it('TurboVNC on a TCP port (the app\'s transport choice); a profile naming that display opens the viewer with no probe and gets a fresh one-time password the server accepts', { timeout: 300_000 }, async () => {
+    const c = await open(ipcUrl(), harness.origin);
+    const first = await c.call('profiles.save', { profile: profile('bed-tcp-start') });
+    const opening = c.call('connections.open', { profileId: (first.value as { id: string }).id });
+    await c.call('prompts.answer', { promptId: (await c.nextEvent('prompt')).promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
+    const starter = ((await opening).value as { id: string }).id;
+    const started = await c.call('sessions.start', { connectionId: starter, geometry: '640x480', windowManager: 'xterm', transport: 'tcp' });
+    expect(started).toMatchObject({ ok: true, value: { flavor: 'turbovnc', unixPath: null, localhostOnly: true } });
+    const display = (started.value as { display: number; port: number }).display;
+    expect((started.value as { port: number }).port).toBe(5900 + display);
+    // The password printed at start-up stays with the connection that started it: another one must fetch its own.
+    try {
+      const named = await c.call('profiles.save', { profile: profile('bed-tcp-view', { display: { number: display } }) });
+      const again = c.call('connections.open', { profileId: (named.value as { id: string }).id });
+      await c.call('prompts.answer', { promptId: (await c.nextEvent('prompt')).promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
+      const connectionId = ((await again).value as { id: string }).id;
+      // What the window does for such a profile: straight to the viewer, no probe and no session list first.
+      const ticket = (await c.call('viewer.open', { connectionId, display })).value as { url: string; vncPassword: string | null; remotePort: number | null; flavor: string };
+      expect(ticket).toMatchObject({ flavor: 'turbovnc', remotePort: 5900 + display, vncPassword: expect.stringMatching(/^\d{8}$/) });
+      const ws = new WebSocket(ticket.url, { origin: harness.origin });
+      const rfb = await rfbHandshake(createWebSocketStream(ws), ticket.vncPassword!, { init: true });
+      expect(rfb).toMatchObject({ ok: true, width: 640, height: 480 });
+      expect(rfb.name).toContain(`:${display}`);
+      expect((await c.call('connections.close', { connectionId })).ok).toBe(true);
+    } finally {
+      expect((await c.call('sessions.kill', { connectionId: starter, display })).ok).toBe(true);
+      await c.call('connections.close', { connectionId: starter });
+    }
     c.close();
   });
 
