@@ -65,21 +65,21 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
       {phase === 'idle' && (
         <div>
           <p>gpu-desk works out what this server needs for GPU-rendered desktops (VirtualGL, a VNC server, a window manager, safe VNC defaults) and shows you every command before anything runs.</p>
-          <details className="plan-options">
+          <details className="plan-options" data-testid="setup-options">
             <summary>Options</summary>
             <label>Desktop to install if the server has none
-              <select value={desktop} onChange={(e) => setDesktop(e.target.value as 'xfce' | 'openbox')}>
+              <select data-testid="setup-desktop" value={desktop} onChange={(e) => setDesktop(e.target.value as 'xfce' | 'openbox')}>
                 <option value="xfce">Xfce (a light, complete desktop)</option>
                 <option value="openbox">Openbox (a minimal window manager)</option>
               </select>
             </label>
             <label>Package mirror (optional)
-              <input type="url" placeholder="https://mirror.example.org/gpu-packages" value={mirror} onChange={(e) => setMirror(e.target.value)} aria-describedby="mirror-help" />
+              <input type="url" data-testid="setup-mirror" placeholder="https://mirror.example.org/gpu-packages" value={mirror} onChange={(e) => setMirror(e.target.value)} aria-describedby="mirror-help" />
             </label>
             <p id="mirror-help" className="muted small">A directory with the VirtualGL and TurboVNC packages under their upstream names and a <code>SHA256SUMS</code> file. Empty: GitHub's releases, checked against GitHub's digests.</p>
             <label className="check"><input type="checkbox" checked={allowUnverified} onChange={(e) => setAllowUnverified(e.target.checked)} /> Install a package even when there is no checksum to check it against (it is marked unverified in the plan)</label>
           </details>
-          <button className="primary" onClick={load}>Make the plan</button>
+          <button className="primary" data-testid="setup-make-plan" onClick={load}>Make the plan</button>
         </div>
       )}
       {phase === 'review' && plan && (
@@ -98,20 +98,20 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
             ))}
           </ol>
           {plan.notes.map((n) => <p key={n} className="muted">{n}</p>)}
-          <label className="check"><input type="checkbox" checked={consent} onChange={(e) => setConsent(e.target.checked)} /> I have reviewed these commands and want gpu-desk to run them on this server.</label>
+          <label className="check"><input type="checkbox" data-testid="setup-consent" checked={consent} onChange={(e) => setConsent(e.target.checked)} /> I have reviewed these commands and want gpu-desk to run them on this server.</label>
           <div className="dialog-actions">
             <button onClick={() => setPhase('idle')}>Back</button>
-            <button className="primary" disabled={!consent} onClick={() => (needsRoot ? setPhase('sudo') : run(null))}>Continue</button>
+            <button className="primary" data-testid="setup-continue" disabled={!consent} onClick={() => (needsRoot ? setPhase('sudo') : run(null))}>Continue</button>
           </div>
         </div>
       )}
       {phase === 'sudo' && (
         <form className="form" onSubmit={(e) => { e.preventDefault(); void run(sudo || null); }}>
           <p>Some steps need root. The password goes to <code>sudo -S</code> on the server for this run only; it is never saved or logged. Leave empty if sudo needs no password.</p>
-          <label>sudo password<input type="password" autoComplete="off" value={sudo} onChange={(e) => setSudo(e.target.value)} autoFocus /></label>
+          <label>sudo password<input type="password" data-testid="setup-sudo-password" autoComplete="off" value={sudo} onChange={(e) => setSudo(e.target.value)} autoFocus /></label>
           <div className="dialog-actions">
             <button type="button" onClick={() => setPhase('review')}>Back</button>
-            <button type="submit" className="primary">Apply the plan</button>
+            <button type="submit" className="primary" data-testid="setup-apply">Apply the plan</button>
           </div>
         </form>
       )}
@@ -130,8 +130,8 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
             })}
           </ol>
           {result && (result.ok
-            ? <p className="banner ok" role="status">Done: {result.steps.filter((s) => s.status === 'applied').length} step(s) applied, {result.steps.filter((s) => s.status === 'skipped').length} already in place.</p>
-            : <p className="banner error" role="alert">Stopped{result.error?.stepId ? ` at ${result.error.stepId}` : ''}: {result.error?.message}{result.error?.fix ? ` — ${result.error.fix}` : ''}</p>)}
+            ? <p className="banner ok" role="status" data-testid="setup-result" data-ok="true">Done: {result.steps.filter((s) => s.status === 'applied').length} step(s) applied, {result.steps.filter((s) => s.status === 'skipped').length} already in place.</p>
+            : <p className="banner error" role="alert" data-testid="setup-result" data-ok="false">Stopped{result.error?.stepId ? ` at ${result.error.stepId}` : ''}: {result.error?.message}{result.error?.fix ? ` — ${result.error.fix}` : ''}</p>)}
           {phase === 'result' && <button onClick={() => { setPhase('idle'); setResult(null); setConsent(false); }}>Close</button>}
         </div>
       )}
