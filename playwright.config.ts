@@ -16,6 +16,9 @@ export default defineConfig({
   reporter: [['list']],
   use: {
     viewport: { width: 1280, height: 860 },
+    // The app follows the browser's language: pin English so the specs read the same on any machine
+    // (the zh-CN spec sets its own).
+    locale: 'en-US',
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
   },

@@ -9,7 +9,7 @@ import { ChannelHub } from '../core/vnc/channelHub';
 import { createEventForwarder } from '../core/ipc/dispatch';
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../shared/bridge';
 import { eventNames, type Emit } from '../shared/contract';
-import type { ConnectionView, TunnelView } from '../shared/models';
+import type { AppSettings, ConnectionView, SettingsView, TunnelView } from '../shared/models';
 import { createLogger, type Logger } from './log';
 import { appMenuTemplate, trayMenuTemplate, trayTooltip } from './menus';
 import { appSchemePrivileges, registerAppProtocol } from './protocol';
@@ -18,7 +18,7 @@ import { createMainRouter } from './router';
 import {
   hardenWebContents, isAllowedOrigin, isSafeExternalUrl, isTrustedFrame, originOf, permissionDecision, type FrameInfo,
 } from './security';
-import { closeAction, loadSettings, saveSettings, type ShellSettings } from './settings';
+import { closeAction, loadSettings } from './settings';
 import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders } from './windowOptions';
 import { fitToDisplays, loadWindowState, saveWindowState } from './windowState';
 
@@ -32,7 +32,7 @@ let log: Logger;
 let mainWindow: BrowserWindow | null = null;
 let tray: Tray | null = null;
 let core: AppCore | null = null;
-let settings: ShellSettings;
+let settings: AppSettings;
 let quitting = false;
 let shutdownDone = false;
 let toldAboutTray = false;
@@ -47,7 +47,7 @@ if (!app.requestSingleInstanceLock()) {
   log.info('gpu-desk %s starting (Electron %s, %s)', app.getVersion(), process.versions.electron, process.platform);
   process.on('uncaughtException', (e) => log.error('uncaught exception: %s', e.stack ?? e.message));
   process.on('unhandledRejection', (e) => log.error('unhandled rejection: %s', e instanceof Error ? (e.stack ?? e.message) : String(e)));
-  settings = loadSettings(path.join(app.getPath('userData'), 'settings.json'));
+  settings = loadSettings(settingsFile());
   if (process.platform === 'win32') app.setAppUserModelId('io.gpudesk.app');
   // Belt and braces with webPreferences.sandbox: every renderer this process ever creates is sandboxed.
   app.enableSandbox();
@@ -118,6 +118,12 @@ async function start(): Promise<void> {
       const c = payload as ConnectionView;
       connectionLabels[c.id] = c.label;
     }
+    if (event === 'settings.changed') {
+      const { language, keepRunningInTray } = payload as SettingsView;
+      settings = { language, keepRunningInTray };
+      buildAppMenu();
+      refreshTray();
+    }
     forward(event, payload);
   };
   core = await createAppCore({
@@ -126,6 +132,9 @@ async function start(): Promise<void> {
     emit,
     shell: 'electron',
     version: app.getVersion(),
+    settingsFile: settingsFile(),
+    // The OS's own order of preference, not only Electron's UI locale (which falls back to en-US).
+    systemLocales: () => [...app.getPreferredSystemLanguages(), app.getLocale()],
     openExternal: async (url) => openExternalSafely(url),
     log: (l) => log.info('%s', l),
   });
@@ -267,14 +276,12 @@ function refreshTray(): void {
 }
 
 function setKeepRunning(on: boolean): void {
-  settings = { ...settings, keepRunningInTray: on };
-  try {
-    saveSettings(path.join(app.getPath('userData'), 'settings.json'), settings);
-  } catch (e) {
-    log.warn('could not save settings: %s', e instanceof Error ? e.message : String(e));
-  }
-  buildAppMenu();
-  refreshTray();
+  // Through core like a window's change: one writer of settings.json, and settings.changed rebuilds the menus.
+  void core?.handlers()['settings.set']({ keepRunningInTray: on }).catch((e: unknown) => log.warn('could not save settings: %s', e instanceof Error ? e.message : String(e)));
+}
+
+function settingsFile(): string {
+  return path.join(app.getPath('userData'), 'settings.json');
 }
 
 function buildAppMenu(): void {

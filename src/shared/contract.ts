@@ -13,6 +13,7 @@ import type {
   Profile,
   PromptRequest,
   ServerReportView,
+  SettingsView,
   SetupProgress,
   SetupPlanView,
   SetupResultView,
@@ -22,6 +23,7 @@ import type {
   VncSessionView,
   ViewerTicket,
 } from './models';
+import { LANGUAGE_CHOICES } from './language';
 
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'id: letters, digits, _ . : - only');
 const text = (max: number) => z.string().max(max);
@@ -98,6 +100,10 @@ export const methods = {
   /** Opens an http(s) URL on 127.0.0.1 in the system browser (extra forwards). */
   'app.openExternal': m(z.strictObject({ url: z.string().max(2048).regex(/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?(\/|$)/, 'url: a local http address') }), out<void>()),
 
+  'settings.get': m(empty, out<SettingsView>()),
+  /** Changes only the fields given; every window (and the Electron menus) hear `settings.changed`. */
+  'settings.set': m(z.strictObject({ language: z.enum(LANGUAGE_CHOICES).optional(), keepRunningInTray: z.boolean().optional() }), out<SettingsView>()),
+
   'profiles.list': m(empty, out<Profile[]>()),
   /** Create (no id) or update (id of an existing profile). */
   'profiles.save': m(z.strictObject({ profile: profileInputSchema }), out<Profile>()),
@@ -164,6 +170,7 @@ export const events = {
   'prompt.cancel': out<{ promptId: string }>(),
   'setup.progress': out<SetupProgress>(),
   'tunnels.changed': out<TunnelView[]>(),
+  'settings.changed': out<SettingsView>(),
 } as const;
 
 export type Methods = typeof methods;

@@ -2,6 +2,7 @@
  * What crosses the IPC boundary: plain, serialisable view models. No Node, DOM or Electron types,
  * and never a secret except where a field says so (the viewer's one-session VNC password).
  */
+import type { LanguageChoice } from './language';
 
 export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
 
@@ -289,4 +290,20 @@ export interface AppInfo {
   version: string;
   shell: 'electron' | 'harness';
   platform: string;
+}
+
+/** The app's own preferences (one file beside the profiles; the CLI reads none of them). */
+export interface AppSettings {
+  language: LanguageChoice;
+  /** Closing the window while tunnels are open keeps gpu-desk running in the tray (Electron). */
+  keepRunningInTray: boolean;
+}
+
+export interface SettingsView extends AppSettings {
+  /**
+   * The operating system's preferred locales where the shell knows them (Electron's
+   * app.getPreferredSystemLanguages()); empty in the harness, where the browser's own
+   * navigator.languages say it.
+   */
+  systemLocales: string[];
 }

@@ -119,6 +119,7 @@ describe('the built renderer in Chromium: production CSP, and the preload bridge
     core = new AppCore({
       profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
       knownHostsFile: path.join(dir, 'known_hosts'),
+      settingsFile: path.join(dir, 'settings.json'),
       hub,
       channelBase: () => `ws://127.0.0.1:${hubPort}`,
       emit: (event, payload) => ipcRenderer.emit(EVENT_CHANNEL, { sender: 'main' }, event, payload),

@@ -43,6 +43,8 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
   return {
     'app.info': {},
     'app.openExternal': { url: 'http://127.0.0.1:8888/' },
+    'settings.get': {},
+    'settings.set': { language: 'zh-CN' },
     'profiles.list': {},
     'profiles.save': { profile },
     'profiles.remove': { id: ctx.profileId },
@@ -98,6 +100,7 @@ beforeAll(async () => {
   core = new AppCore({
     profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
     knownHostsFile: path.join(dir, 'known_hosts'),
+    settingsFile: path.join(dir, 'settings.json'),
     hub,
     channelBase: () => `ws://127.0.0.1:${port}`,
     emit: (event, payload) => {

@@ -76,12 +76,20 @@ describe('window state', () => {
 });
 
 describe('settings and close behaviour', () => {
-  it('persists keep-running-in-tray, default on', () => {
+  it('persists keep-running-in-tray (default on) and the language (default: the system\'s)', () => {
     const f = path.join(tmp(), 'settings.json');
-    expect(loadSettings(f)).toEqual({ keepRunningInTray: true });
-    saveSettings(f, { keepRunningInTray: false });
-    expect(loadSettings(f)).toEqual({ keepRunningInTray: false });
-    expect(JSON.parse(readFileSync(f, 'utf8'))).toEqual({ keepRunningInTray: false });
+    expect(loadSettings(f)).toEqual({ keepRunningInTray: true, language: 'system' });
+    saveSettings(f, { keepRunningInTray: false, language: 'zh-CN' });
+    expect(loadSettings(f)).toEqual({ keepRunningInTray: false, language: 'zh-CN' });
+    expect(JSON.parse(readFileSync(f, 'utf8'))).toEqual({ keepRunningInTray: false, language: 'zh-CN' });
+  });
+
+  it('takes the default for each setting a hand-edited file breaks', () => {
+    const f = path.join(tmp(), 'settings.json');
+    writeFileSync(f, JSON.stringify({ keepRunningInTray: 'yes', language: 'fr' }));
+    expect(loadSettings(f)).toEqual({ keepRunningInTray: true, language: 'system' });
+    writeFileSync(f, '[1, 2');
+    expect(loadSettings(f)).toEqual({ keepRunningInTray: true, language: 'system' });
   });
 
   it('hides to the tray only while tunnels are open and the user wants it', () => {

@@ -10,13 +10,14 @@ import { account } from '../keychain/secretStore';
 import type { ChannelHub } from '../vnc/channelHub';
 import type { ChannelCounters } from '../vnc/pipe';
 import type { Emit, Handlers, ParsedInput } from '../../shared/contract';
-import type { ConnectionView, Profile, TunnelView, VncFlavor } from '../../shared/models';
+import type { AppSettings, ConnectionView, Profile, SettingsView, TunnelView, VncFlavor } from '../../shared/models';
 import { PromptBroker } from './prompts';
 import type { RemoteOps } from './remoteOps';
 import { gpuView, planView, progressView, reportView, resultView, sessionView } from './views';
 import { probeHttp, viewerCommands } from './tunnelInfo';
 import { importSshConfigHosts, listSshConfigHosts } from './sshConfigImport';
 import { escapeServerText } from '../serverText';
+import { loadSettings, saveSettings } from './settingsFile';
 
 export interface AppCoreDeps {
   profiles: ProfileStore;
@@ -29,6 +30,10 @@ export interface AppCoreDeps {
   remote: RemoteOps;
   shell: 'electron' | 'harness';
   version: string;
+  /** settings.json: the language and the shell's preferences. */
+  settingsFile: string;
+  /** The OS's preferred locales where the shell knows them (Electron); the harness leaves it to the browser. */
+  systemLocales?(): string[];
   secrets?: SecretStore;
   /** Keys kept in the OS keychain, for profiles with auth kind keychain-key. */
   keychainKeySource?(keyName: string): KeySource;
@@ -87,6 +92,14 @@ export class AppCore {
       'app.openExternal': async ({ url }) => {
         if (!this.deps.openExternal) throw new GpuDeskError('BAD_ARGUMENT', 'Opening a browser is not available here', `open ${url} yourself`);
         await this.deps.openExternal(url);
+      },
+      'settings.get': async () => this.settingsView(loadSettings(this.deps.settingsFile)),
+      'settings.set': async (change) => {
+        const next = { ...loadSettings(this.deps.settingsFile), ...definedOnly(change) };
+        saveSettings(this.deps.settingsFile, next);
+        const view = this.settingsView(next);
+        this.deps.emit('settings.changed', view);
+        return view;
       },
       'profiles.list': async () => (await this.deps.profiles.list()) as Profile[],
       'profiles.save': (i) => this.saveProfile(i),
@@ -151,6 +164,10 @@ export class AppCore {
         this.deps.emit('tunnels.changed', await this.tunnelViews());
       },
     };
+  }
+
+  private settingsView(s: AppSettings): SettingsView {
+    return { ...s, systemLocales: this.deps.systemLocales?.() ?? [] };
   }
 
   private async saveProfile({ profile }: ParsedInput<'profiles.save'>): Promise<Profile> {
@@ -411,4 +428,9 @@ export class AppCore {
 function remember(v: string | null): string | null {
   registerSecret(v);
   return v;
+}
+
+/** zod leaves an absent optional field as `undefined`, which must not overwrite a saved value. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -30,6 +30,7 @@ export async function createAppCore(deps: Required & Partial<AppCoreDeps>): Prom
     knownHostsFile: paths.knownHostsFile,
     remote: remoteOps(),
     version: packageVersion(),
+    settingsFile: path.join(paths.dataDir, 'settings.json'),
     secrets,
     keychainKeySource: (name) => keychainKeySource(keys, [name]),
     ...deps,

@@ -8,6 +8,8 @@ import { ServerPage } from '../server/ServerPage';
 import { ViewerScreen } from '../viewer/ViewerScreen';
 import { TunnelScreen } from '../tunnel/TunnelScreen';
 import { useTheme, ThemeSwitch } from './theme';
+import { useTranslation } from 'react-i18next';
+import { LanguageSwitch, useLanguageSetting } from '../i18n/language';
 
 export type Route =
   | { screen: 'servers' }
@@ -30,6 +32,8 @@ export function App({ api }: { api: GpuDeskApi }) {
   const [tunnels, setTunnels] = useState<TunnelView[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
   const theme = useTheme();
+  const language = useLanguageSetting(api);
+  const { t } = useTranslation('common');
 
   const reloadProfiles = useCallback(async () => {
     try {
@@ -61,21 +65,28 @@ export function App({ api }: { api: GpuDeskApi }) {
   const state: AppState = { profiles, connections, tunnels, reloadProfiles, go: setRoute };
   const profileOf = (id: string) => profiles.find((p) => p.id === id);
 
+  const serverName = route.screen === 'servers' ? null : (profileOf(route.profileId)?.name ?? t('serverFallback'));
+  const place = route.screen === 'viewer' ? `${serverName} ${t('displayCrumb', { display: route.display })}` : serverName;
+  useEffect(() => {
+    document.title = place ? t('windowTitleWith', { place }) : t('windowTitle');
+  }, [place, t]);
+
   return (
     <ApiContext.Provider value={api}>
       <div className={`app theme-${theme.resolved}`} data-screen={route.screen}>
         <header className="topbar">
-          <button className="brand" onClick={() => setRoute({ screen: 'servers' })} aria-label="gpu-desk: server list">gpu-desk</button>
-          <nav aria-label="Breadcrumb" className="crumbs">
+          <button className="brand" onClick={() => setRoute({ screen: 'servers' })} aria-label={t('home')}>{t('appName')}</button>
+          <nav aria-label={t('breadcrumb')} className="crumbs">
             {route.screen !== 'servers' && (
               <>
                 <span aria-hidden="true">›</span>
-                <button className="link" onClick={() => setRoute({ screen: 'server', connectionId: route.connectionId, profileId: route.profileId })}>{profileOf(route.profileId)?.name ?? 'server'}</button>
-                {route.screen === 'viewer' && <><span aria-hidden="true">›</span><span>Display :{route.display}</span></>}
-                {route.screen === 'tunnel' && <><span aria-hidden="true">›</span><span>Tunnel</span></>}
+                <button className="link" onClick={() => setRoute({ screen: 'server', connectionId: route.connectionId, profileId: route.profileId })}>{serverName}</button>
+                {route.screen === 'viewer' && <><span aria-hidden="true">›</span><span>{t('displayCrumb', { display: route.display })}</span></>}
+                {route.screen === 'tunnel' && <><span aria-hidden="true">›</span><span>{t('tunnelCrumb')}</span></>}
               </>
             )}
           </nav>
+          <LanguageSwitch setting={language} />
           <ThemeSwitch theme={theme} />
         </header>
         {loadError && <p className="banner error" role="alert">{loadError}</p>}

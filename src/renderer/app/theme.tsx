@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 
 type Choice = 'system' | 'light' | 'dark';
 const KEY = 'gpu-desk.theme';
@@ -27,13 +28,14 @@ export function useTheme() {
 }
 
 export function ThemeSwitch({ theme }: { theme: ReturnType<typeof useTheme> }) {
+  const { t } = useTranslation('common');
   return (
     <label className="theme-switch">
-      Theme
-      <select value={theme.choice} onChange={(e) => theme.set(e.target.value as Choice)} aria-label="Colour theme">
-        <option value="system">System</option>
-        <option value="light">Light</option>
-        <option value="dark">Dark</option>
+      {t('theme.label')}
+      <select value={theme.choice} onChange={(e) => theme.set(e.target.value as Choice)} aria-label={t('theme.aria')}>
+        <option value="system">{t('theme.system')}</option>
+        <option value="light">{t('theme.light')}</option>
+        <option value="dark">{t('theme.dark')}</option>
       </select>
     </label>
   );

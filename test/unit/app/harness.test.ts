@@ -102,6 +102,24 @@ describe('harness IPC socket', () => {
     c.close();
   });
 
+  it('keeps the language in settings.json, tells every window, and refuses a language it has no catalogue for', async () => {
+    const a = await open(ipcUrl(), harness.origin);
+    const b = await open(ipcUrl(), harness.origin);
+    expect((await a.call('settings.get', {})).value).toEqual({ language: 'system', keepRunningInTray: true, systemLocales: [] });
+    const changed = b.nextEvent('settings.changed');
+    expect((await a.call('settings.set', { language: 'zh-CN' })).value).toMatchObject({ language: 'zh-CN', keepRunningInTray: true });
+    expect(await changed).toMatchObject({ language: 'zh-CN' });
+    expect(JSON.parse(fs.readFileSync(path.join(home, 'settings.json'), 'utf8'))).toEqual({ language: 'zh-CN', keepRunningInTray: true });
+    // Only the fields given change.
+    expect((await a.call('settings.set', { keepRunningInTray: false })).value).toMatchObject({ language: 'zh-CN', keepRunningInTray: false });
+    const bad = await a.call('settings.set', { language: 'fr' });
+    expect(bad.error?.code).toBe('IPC_BAD_INPUT');
+    expect((await b.call('settings.get', {})).value).toMatchObject({ language: 'zh-CN' });
+    await a.call('settings.set', { language: 'system', keepRunningInTray: true });
+    a.close();
+    b.close();
+  });
+
   it('a window cannot name a file for the main process to read as an ssh config', async () => {
     // What a compromised renderer would point at: its first line used to come back in the error.
     const target = path.join(home, 'not-an-ssh-config');

@@ -1,0 +1,29 @@
+import type en from '../en/common';
+import type { Catalogue } from '../../catalogue';
+
+const zhCN: Catalogue<typeof en> = {
+  appName: 'gpu-desk',
+  windowTitle: 'gpu-desk',
+  windowTitleWith: '{{place}} — gpu-desk',
+  home: 'gpu-desk：服务器列表',
+  breadcrumb: '导航路径',
+  serverFallback: '服务器',
+  displayCrumb: '显示器 :{{display}}',
+  tunnelCrumb: '隧道',
+  cannotStart: 'gpu-desk 无法启动',
+  theme: {
+    label: '主题',
+    aria: '配色主题',
+    system: '跟随系统',
+    light: '浅色',
+    dark: '深色',
+  },
+  language: {
+    label: '语言',
+    aria: '应用语言',
+    system: '跟随系统',
+    en: 'English',
+    zhCN: '简体中文',
+  },
+};
+export default zhCN;
