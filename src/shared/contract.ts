@@ -56,10 +56,31 @@ export const savedViewerSchema = z.strictObject({
   adaptive: z.boolean(),
 });
 
+// One sbatch word each (core quotes it); the store checks formats again with its own messages.
+const slurmValue = z.string().min(1).max(200).regex(/^[^\r\n\0]*$/, 'a Slurm setting: one line');
+export const jobSettingsInputSchema = z.strictObject({
+  partition: slurmValue.optional(),
+  account: slurmValue.optional(),
+  qos: slurmValue.optional(),
+  time: slurmValue.optional(),
+  gres: slurmValue.optional(),
+  cpus: z.number().int().min(1).max(100000).optional(),
+  mem: slurmValue.optional(),
+  constraint: slurmValue.optional(),
+  extraSbatch: z.array(slurmValue).max(32),
+  preamble: z.array(z.string().max(1000).regex(/^[^\r\n\0]*$/, 'a line before the desktop: one line')).max(64),
+  windowManager: wm.min(1).optional(),
+  nodeAccess: z.enum(['ssh', 'login-forward']),
+  optRoot: z.string().max(4096).regex(/^\/\S*$/, 'install prefix: an absolute path').optional(),
+});
+
 export const profileInputSchema = z.strictObject({
   /** Absent: a new profile. */
   id: id.optional(),
   name,
+  /** Absent on a new profile: a server. */
+  kind: z.enum(['server', 'cluster']).optional(),
+  job: jobSettingsInputSchema.optional(),
   host,
   port,
   user: user.optional(),

@@ -76,10 +76,33 @@ export interface ForwardSpec {
   remotePort: number;
 }
 
+/** A cluster profile's job settings (the profiles store's jobSettingsSchema; absent: the cluster's default). */
+export interface ClusterJobSettings {
+  partition?: string;
+  account?: string;
+  qos?: string;
+  /** Slurm time: minutes, HH:MM:SS, D-HH[:MM[:SS]]. */
+  time?: string;
+  /** e.g. gpu:1, gpu:a100:2 */
+  gres?: string;
+  cpus?: number;
+  mem?: string;
+  constraint?: string;
+  extraSbatch: string[];
+  /** Shell lines run in the job before the desktop starts. */
+  preamble: string[];
+  windowManager?: string;
+  nodeAccess: 'ssh' | 'login-forward';
+  optRoot?: string;
+}
+
 /** A saved server, as the profiles store keeps it (no secret inside). */
 export interface Profile {
   id: string;
   name: string;
+  /** cluster: host is a Slurm login node, desktops run as jobs (job holds their settings). */
+  kind: 'server' | 'cluster';
+  job?: ClusterJobSettings;
   host: string;
   port: number;
   user?: string;

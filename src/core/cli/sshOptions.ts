@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { JobSettings } from '../cluster/types';
 import { GpuDeskError } from '../errors';
 import { appPaths } from '../profiles/appPaths';
 import type { ConnectOptions, ConnectCallbacks } from '../ssh/types';
@@ -54,6 +55,9 @@ export type DestinationResolver = (destination: string, io: CliIo) => Promise<(P
 export interface DestinationDefaults {
   display?: number;
   forwards?: { localPort: number; remoteHost: string; remotePort: number }[];
+  geometry?: string;
+  /** A cluster profile's job settings. */
+  job?: JobSettings;
 }
 let resolver: DestinationResolver | null = null;
 export function setDestinationResolver(r: DestinationResolver | null): void {

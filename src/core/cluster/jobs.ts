@@ -142,15 +142,31 @@ export async function nodeAddress(login: SshSession, node: string): Promise<stri
   return m ? m[1] : node;
 }
 
+export interface ClusterDefaults {
+  partitions: ReturnType<typeof parseSinfo>;
+  /** null where the cluster keeps no accounting the user can read (accountsWhy says so plainly). */
+  accounts: string[] | null;
+  accountsWhy: string | null;
+}
+
 /** What the cluster suggests for a new profile: partitions with their GPUs, and accounts where readable. */
-export async function clusterDefaults(login: SshSession): Promise<{ partitions: ReturnType<typeof parseSinfo>; accounts: string[] }> {
+export async function clusterDefaults(login: SshSession): Promise<ClusterDefaults> {
   const r = await login.exec(shScript(`
 export LC_ALL=C
 m() { printf '\\n${SECTION_MARK}%s\\n' "$1"; }
 m sinfo; sinfo -h -o '%P|%G|%l|%a' 2>&1
-m sacctmgr; sacctmgr -n -P show assoc user="$(id -un)" format=account,partition,qos 2>/dev/null
+m sacctmgr; sacctmgr -n -P show assoc user="$(id -un)" format=account,partition,qos 2>&1; echo "rc=$?"
 m end`), { timeoutMs: 30_000 });
   const s = splitSections(r.stdout);
   if (!('end' in s)) throw new GpuDeskError('REMOTE_COMMAND_FAILED', 'Asking the cluster for its partitions failed', 'Check that the profile points at the login node');
-  return { partitions: parseSinfo(s.sinfo ?? ''), accounts: parseSacctmgrAccounts(s.sacctmgr ?? '') };
+  const sinfo = s.sinfo ?? '';
+  if (/command not found|not found/i.test(sinfo) && !sinfo.includes('|')) {
+    throw new GpuDeskError('SLURM_FAILED', 'sinfo is not installed on this host', 'Point the cluster profile at the login node, where Slurm\'s commands are installed');
+  }
+  const acct = (s.sacctmgr ?? '').replace(/\n?rc=(\d+)\s*$/, '');
+  const rc = Number(/rc=(\d+)\s*$/.exec(s.sacctmgr ?? '')?.[1] ?? '1');
+  let accountsWhy: string | null = null;
+  if (/accounting_storage|slurmdbd/i.test(acct)) accountsWhy = 'the cluster keeps no accounting database; leave the account empty unless your site says otherwise';
+  else if (rc !== 0) accountsWhy = `sacctmgr could not be asked (${firstLine(acct) || `exit ${rc}`}); leave the account empty unless your site says otherwise`;
+  return { partitions: parseSinfo(sinfo), accounts: accountsWhy ? null : parseSacctmgrAccounts(acct), accountsWhy };
 }

@@ -77,6 +77,11 @@ export async function importProfiles(store: ProfileStore, text: string, opts: { 
         const { proxyCommand: _pc, ...rest } = fresh;
         fresh = rest;
       }
+      if (fresh.job?.preamble.length) {
+        // Lines run in a job are commands too: only the user's own hand adds them.
+        result.warnings.push(`${fresh.name}: its ${fresh.job.preamble.length} line(s) run before the desktop were not imported (commands are never taken from a file); add them in the cluster profile`);
+        fresh = { ...fresh, job: { ...fresh.job, preamble: [] } };
+      }
       mergeImported(doc, fresh, opts.replace, result);
     }
   });

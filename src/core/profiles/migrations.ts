@@ -25,6 +25,13 @@ const migrations: Record<number, Migration> = {
   // Version 2 added the optional proxyCommand: nothing to convert, but a version-1 gpu-desk must not
   // rewrite (and so drop) it, which the version bump prevents.
   1: (doc) => ({ ...doc, schemaVersion: 2 }),
+  // Version 3 added cluster profiles (kind, job): every older profile is a server. The bump keeps a
+  // version-2 gpu-desk from rewriting the file without them.
+  2: (doc) => ({
+    ...doc,
+    schemaVersion: 3,
+    profiles: (Array.isArray(doc.profiles) ? doc.profiles : []).map((p: unknown) => (p && typeof p === 'object' ? { kind: 'server', ...(p as object) } : p)),
+  }),
 };
 
 export function migrate(raw: unknown, file: string): { doc: unknown; from: number } {

@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The profiles file: servers and key metadata. It never holds a secret: private keys, passwords and
  * passphrases live in the OS keychain; only names, public keys and fingerprints are written here.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 // Names double as CLI destinations, so they must never look like user@host:port or an option.
 export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -82,9 +82,49 @@ export type ForwardSpec = z.infer<typeof forwardSchema>;
 
 export const GEOMETRY_RE = /^\d{2,5}x\d{2,5}$/;
 
+/**
+ * A value that becomes one sbatch word (`--partition=VALUE`, quoted by shellQuote at submit): any
+ * text but a line break or control character, which would split the word in the shown script.
+ */
+const slurmValue = (what: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, `${what} is empty`)
+    .max(200, `${what} is longer than 200 characters`)
+    .refine((s) => ![...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), `${what} must be one line without control characters`);
+
+// Slurm's own time formats; anything else sbatch refuses only at submit, so say it at save time.
+export const SLURM_TIME_RE = /^(?:\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+(?::\d{1,2}(?::\d{1,2})?)?|UNLIMITED|INFINITE)$/i;
+
+/** A cluster profile's job settings (every field optional: the cluster's defaults apply). */
+export const jobSettingsSchema = z.object({
+  partition: slurmValue('partition').optional(),
+  account: slurmValue('account').optional(),
+  qos: slurmValue('QoS').optional(),
+  time: z.string().trim().regex(SLURM_TIME_RE, 'time limit must be minutes, MM:SS, HH:MM:SS or D-HH[:MM[:SS]] (e.g. 2:00:00)').optional(),
+  gres: slurmValue('GPUs (gres)').optional(),
+  cpus: z.number({ error: 'CPUs must be a number' }).int('CPUs must be a whole number').min(1, 'CPUs must be at least 1').max(100000, 'CPUs must be at most 100000').optional(),
+  mem: slurmValue('memory').optional(),
+  constraint: slurmValue('constraint').optional(),
+  extraSbatch: z.array(slurmValue('extra sbatch option').refine((s) => s.startsWith('-'), 'extra sbatch options must each start with "-" (e.g. --reservation=demo)')).max(32).default([]),
+  /** Shell lines run in the job before the desktop starts (module load …): the user's own code, shown before the first submit. */
+  preamble: z.array(z.string().max(1000, 'a line before the desktop is longer than 1000 characters').refine((s) => !/[\r\n\0]/.test(s), 'each line before the desktop must be one line')).max(64).default([]),
+  windowManager: z.string().regex(/^[A-Za-z0-9_.+-]{1,64}$/, 'window manager must be a session name like xfce or openbox').optional(),
+  nodeAccess: z.enum(['ssh', 'login-forward'], { error: 'node access must be ssh or login-forward' }).default('ssh'),
+  /** Install prefix of TurboVNC/VirtualGL on the nodes. */
+  optRoot: z.string().regex(/^\/[^\s]*$/, 'install prefix must be an absolute path without spaces').optional(),
+});
+export type ProfileJobSettings = z.infer<typeof jobSettingsSchema>;
+export const PROFILE_KINDS = ['server', 'cluster'] as const;
+
 export const profileSchema = z.object({
   id: z.string().min(8),
   name: profileName,
+  /** server: a machine to run desktops on; cluster: a Slurm login node, desktops run as jobs on its nodes. */
+  kind: z.enum(PROFILE_KINDS, { error: `kind must be ${PROFILE_KINDS.join(' or ')}` }).default('server'),
+  /** Only for kind "cluster"; absent there means the cluster's defaults for everything. */
+  job: jobSettingsSchema.optional(),
   host: hostField('host'),
   port: port('port').default(22),
   user: userField.optional(),
@@ -108,7 +148,7 @@ export const profileSchema = z.object({
   forwards: z.array(forwardSchema).default([]),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
+}).refine((p) => p.kind === 'cluster' || p.job === undefined, { message: 'job settings belong to a cluster profile (kind "cluster")', path: ['job'] });
 export type Profile = z.infer<typeof profileSchema>;
 /** What a caller supplies; id, timestamps and defaults are filled in. */
 export type ProfileInput = z.input<typeof profileSchema>;

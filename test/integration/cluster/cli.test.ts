@@ -106,4 +106,40 @@ describe('gpu-desk jobs / tunnel --job (real CLI, real Slurm, sshd and TurboVNC)
     const after = await done(['jobs', ...login(), 'list', '--json']);
     expect(JSON.parse(after.stdout)).toEqual([]);
   }, 240_000);
+
+  it('defaults: the bed\'s partition with its GPU, and accounts plainly "not available" (no accounting database)', async () => {
+    const r = await done(['jobs', ...login(), 'defaults', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const d = JSON.parse(r.stdout);
+    expect(d.partitions).toEqual([{ name: slurm.partition, isDefault: true, gres: ['gpu:1'], maxTime: 'infinite', up: true }]);
+    expect(d.accounts).toBeNull();
+    expect(d.accountsWhy).toMatch(/no accounting database/);
+    const text = await done(['jobs', ...login(), 'defaults']);
+    expect(text.stdout).toContain(`partition ${slurm.partition} (default)  GPUs: gpu:1`);
+    expect(text.stdout).toContain('accounts: not available (the cluster keeps no accounting database');
+  });
+
+  it('a cluster profile gives the job its settings; flags override them', async () => {
+    const add = await done(['profiles', 'add', 'hpc', `${slurm.login.user}@127.0.0.1:${slurm.login.port}`, '-i', slurm.login.userKeyPath, '--cluster',
+      '--partition', 'nope', '--gres', 'gpu:1', '--time', '0:30:00', '--pre', 'echo hello from the preamble', '--geometry', '1024x768']);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toContain('Saved cluster profile "hpc"');
+    const shown = await done(['jobs', 'hpc', 'start', '--print-script', '--time', '20']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout.split('\n')[0]).toContain('--partition=nope --time=20 --gres=gpu:1');
+    expect(shown.stdout).toContain('\necho hello from the preamble\n');
+    expect(shown.stdout).toContain(`geometry=1024x768`);
+    // The profile's own partition reaches sbatch, which refuses it in its own words.
+    const bad = await done(['jobs', 'hpc', 'start']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toMatch(/^error: Slurm refused the job: invalid partition specified: nope — /);
+    const ok = await done(['jobs', 'hpc', 'start', '--partition', slurm.partition, '--no-wait', '--json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const { jobId } = JSON.parse(ok.stdout);
+    expect((await done(['jobs', 'hpc', 'cancel', String(jobId)])).code).toBe(0);
+    // A job setting without --cluster would be silently dropped: refused instead.
+    const plain = await done(['profiles', 'add', 'plain', 'h.example', '--partition', 'gpu']);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/--partition is a job setting: add --cluster/);
+  }, 120_000);
 });

