@@ -44,4 +44,7 @@ export type ErrorCode =
   | 'SLURM_FAILED'
   | 'JOB_NOT_FOUND'
   | 'JOB_ENDED'
+  | 'SFTP_FAILED'
+  | 'FILE_EXISTS'
+  | 'FILE_NOT_FOUND'
   | 'INTERNAL';

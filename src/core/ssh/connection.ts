@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
+import { Client, type ClientChannel, type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { GpuDeskError } from '../errors';
 import { makeAuthHandler, resolveAgent, type AuthMemory, type AuthReport } from './auth';
 import { sshTransportOptions } from './algorithms';
@@ -449,6 +449,19 @@ export class SshConnection extends EventEmitter implements SshSession {
           else reject(new GpuDeskError('FORWARD_FAILED', `The server could not open the socket ${socketPath} (${err.message})`, 'check the session is running and sshd allows stream-local forwarding'));
         } else resolve(stream);
       });
+    });
+  }
+
+  /** An SFTP session on this connection (one more channel: no second login, no second 2FA prompt). */
+  sftp(): Promise<SFTPWrapper> {
+    return new Promise((resolve, reject) => {
+      const fail = (err: Error) =>
+        reject(this.lostDuring(err, 'starting SFTP') ?? new GpuDeskError('SFTP_FAILED', `The server refused SFTP (${err.message})`, 'check that sshd has an sftp Subsystem line (e.g. "Subsystem sftp internal-sftp")'));
+      try {
+        this.client().sftp((err, s) => (err ? fail(err) : resolve(s)));
+      } catch (e) {
+        fail(e as Error);
+      }
     });
   }
 
