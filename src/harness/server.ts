@@ -1,5 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createDispatcher, createEventForwarder } from '../core/ipc';
@@ -55,7 +58,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const emit: Emit = (event, payload) => {
     forward(event, payload);
   };
-  const core = await createAppCore({ hub, channelBase: () => origin.replace(/^http/, 'ws'), emit, shell: 'harness', log, ...opts.deps });
+  const core = await createAppCore({ hub, channelBase: () => origin.replace(/^http/, 'ws'), emit, shell: 'harness', log, chooseSaveFolder: harnessSaveFolder, ...opts.deps });
   const dispatch = createDispatcher<WebSocket>({
     inputs: Object.fromEntries(Object.entries(methods).map(([k, v]) => [k, v.input])),
     handlers: core.handlers() as never,
@@ -112,6 +115,16 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/**
+ * The harness's stand-in for the app's native "save to folder" dialog (a browser page cannot show
+ * one for the server's process): downloads go to $GPU_DESK_HARNESS_DOWNLOADS, else ~/Downloads.
+ */
+export async function harnessSaveFolder(): Promise<string> {
+  const dir = process.env.GPU_DESK_HARNESS_DOWNLOADS || path.join(os.homedir(), 'Downloads');
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import {
-  app, BrowserWindow, clipboard, ipcMain, Menu, Notification, protocol, screen, session, shell, Tray,
+  app, BrowserWindow, clipboard, dialog, ipcMain, Menu, Notification, protocol, screen, session, shell, Tray,
   type IpcMainInvokeEvent,
 } from 'electron';
 import { createAppCore } from '../core/app/createAppCore';
@@ -9,7 +9,7 @@ import { ChannelHub } from '../core/vnc/channelHub';
 import { createEventForwarder } from '../core/ipc/dispatch';
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../shared/bridge';
 import { eventNames, type Emit } from '../shared/contract';
-import type { AppSettings, ConnectionView, SettingsView, TunnelView } from '../shared/models';
+import type { AppSettings, ConnectionView, ForwardView, Profile, SettingsView, TunnelView } from '../shared/models';
 import { createLogger, type Logger } from './log';
 import { appMenuTemplate, trayMenuTemplate, trayTooltip } from './menus';
 import { appSchemePrivileges, registerAppProtocol } from './protocol';
@@ -37,6 +37,8 @@ let quitting = false;
 let shutdownDone = false;
 let toldAboutTray = false;
 let tunnels: TunnelView[] = [];
+let forwards: ForwardView[] = [];
+let savedProfiles: Profile[] = [];
 const connectionLabels: Record<string, string> = {};
 
 if (!app.requestSingleInstanceLock()) {
@@ -114,6 +116,10 @@ async function start(): Promise<void> {
   });
   const emit: Emit = (event, payload) => {
     if (event === 'tunnels.changed') setTunnels(payload as TunnelView[]);
+    if (event === 'forwards.changed') {
+      forwards = payload as ForwardView[];
+      refreshTray();
+    }
     if (event === 'connection.state') {
       const c = payload as ConnectionView;
       connectionLabels[c.id] = c.label;
@@ -136,10 +142,27 @@ async function start(): Promise<void> {
     // The OS's own order of preference, not only Electron's UI locale (which falls back to en-US).
     systemLocales: () => [...app.getPreferredSystemLanguages(), app.getLocale()],
     openExternal: async (url) => openExternalSafely(url),
+    chooseSaveFolder: async () => {
+      const opts: Electron.OpenDialogOptions = { title: 'Save to folder', buttonLabel: 'Save here', properties: ['openDirectory', 'createDirectory'] };
+      const r = mainWindow && !mainWindow.isDestroyed() ? await dialog.showOpenDialog(mainWindow, opts) : await dialog.showOpenDialog(opts);
+      return r.canceled || !r.filePaths[0] ? null : r.filePaths[0];
+    },
     log: (l) => log.info('%s', l),
   });
+  const handlers = core.handlers();
+  // The tray's "Open Tunnel to" list follows the saved servers as the window changes them.
+  for (const m of ['profiles.save', 'profiles.remove', 'profiles.importSshConfig'] as const) {
+    const h = handlers[m] as (i: unknown) => Promise<unknown>;
+    (handlers as Record<string, unknown>)[m] = async (i: unknown) => {
+      try {
+        return await h(i);
+      } finally {
+        void reloadSavedProfiles();
+      }
+    };
+  }
   const dispatch = createMainRouter({
-    handlers: core.handlers(),
+    handlers,
     isTrusted: (frame) => isTrustedFrame(frame, ourWebContentsIds(), allowedOrigins),
     log: (l) => log.warn('%s', l),
   });
@@ -247,10 +270,21 @@ function createTray(): void {
   if (process.platform !== 'darwin') tray.on('click', () => showWindow());
   refreshTray();
   void core?.handlers()['tunnels.list']({}).then(setTunnels, () => {});
+  void reloadSavedProfiles();
 }
 
 function setTunnels(list: TunnelView[]): void {
   tunnels = list;
+  refreshTray();
+}
+
+/** The tray offers saved servers too: read again whenever the menu is rebuilt from a change. */
+async function reloadSavedProfiles(): Promise<void> {
+  try {
+    savedProfiles = (await core?.handlers()['profiles.list']({})) ?? [];
+  } catch (e) {
+    log.warn('tray: could not read the saved servers: %s', e instanceof Error ? e.message : String(e));
+  }
   refreshTray();
 }
 
@@ -260,7 +294,7 @@ function refreshTray(): void {
   const handlers = core?.handlers();
   tray.setContextMenu(
     Menu.buildFromTemplate(
-      trayMenuTemplate(tunnels, { keepRunningInTray: settings.keepRunningInTray, labels: connectionLabels }, {
+      trayMenuTemplate(tunnels, { keepRunningInTray: settings.keepRunningInTray, labels: connectionLabels, profiles: savedProfiles, forwards }, {
         showWindow,
         copy: (text) => clipboard.writeText(text),
         openExternal: openExternalSafely,
@@ -268,6 +302,18 @@ function refreshTray(): void {
         closeAllTunnels: () => {
           for (const t of tunnels) void handlers?.['tunnels.close']({ tunnelId: t.id }).catch(() => {});
         },
+        openSaved: (profileId) => {
+          // Host-key and password prompts appear in the window, so it comes forward first.
+          showWindow();
+          void handlers?.['tunnels.openSaved']({ profileId }).then(
+            (t) => { if (Notification.isSupported()) new Notification({ title: 'Tunnel open', body: `Display :${t.display} is on ${t.localHost}:${t.localPort}` }).show(); },
+            (e: unknown) => {
+              log.warn('open saved tunnel: %s', e instanceof Error ? e.message : String(e));
+              if (Notification.isSupported()) new Notification({ title: 'Could not open the tunnel', body: e instanceof Error ? e.message : String(e) }).show();
+            },
+          );
+        },
+        closeForward: (id) => void handlers?.['forwards.close']({ forwardId: id }).catch((e: unknown) => log.warn('close forward: %s', String(e))),
         setKeepRunning,
         quit: () => app.quit(),
       }),

@@ -1,5 +1,5 @@
 import type { MenuItemConstructorOptions } from 'electron';
-import type { TunnelView } from '../shared/models';
+import type { ForwardView, Profile, TunnelView } from '../shared/models';
 
 /** Menu templates as data (tested without Electron); index.ts turns them into Menus. */
 
@@ -75,6 +75,9 @@ export interface TrayActions {
   openExternal(url: string): void;
   closeTunnel(id: string): void;
   closeAllTunnels(): void;
+  /** Tunnel-only mode for a saved server: connect, open its display and its saved forwards. */
+  openSaved(profileId: string): void;
+  closeForward(id: string): void;
   setKeepRunning(on: boolean): void;
   quit(): void;
 }
@@ -91,7 +94,7 @@ export function trayTooltip(tunnels: TunnelView[]): string {
 
 export function trayMenuTemplate(
   tunnels: TunnelView[],
-  o: { keepRunningInTray: boolean; labels?: Record<string, string> },
+  o: { keepRunningInTray: boolean; labels?: Record<string, string>; profiles?: Profile[]; forwards?: ForwardView[] },
   act: TrayActions,
 ): MenuItemConstructorOptions[] {
   const items: MenuItemConstructorOptions[] = [{ label: trayTooltip(tunnels), enabled: false }, { type: 'separator' }];
@@ -109,6 +112,34 @@ export function trayMenuTemplate(
         { type: 'separator' },
         { label: 'Close Tunnel', click: () => act.closeTunnel(t.id) },
       ],
+    });
+  }
+  const forwards = o.forwards ?? [];
+  if (forwards.length) items.push({ type: 'separator' });
+  for (const f of forwards) {
+    const address = `${f.localHost}:${f.localPort}`;
+    items.push({
+      id: `forward:${f.id}`,
+      label: `${o.labels?.[f.connectionId] ?? f.connectionId} ${f.remoteHost}:${f.remotePort} → ${address}`,
+      submenu: [
+        // Only http://127.0.0.1 URLs core made after the service answered HTTP through the forward.
+        ...(f.url && /^http:\/\/127\.0\.0\.1:\d+\/$/.test(f.url) ? [{ label: 'Open in Browser', click: () => act.openExternal(f.url as string) }] : []),
+        { label: `Copy Address (${address})`, click: () => act.copy(address) },
+        { type: 'separator' as const },
+        { label: 'Close Forward', click: () => act.closeForward(f.id) },
+      ],
+    });
+  }
+  const saved = o.profiles ?? [];
+  if (saved.length) {
+    items.push({ type: 'separator' }, {
+      id: 'open-saved',
+      label: 'Open Tunnel to',
+      submenu: saved.map((p) => ({
+        id: `open-saved:${p.id}`,
+        label: `${p.name}${p.display.number !== undefined ? ` :${p.display.number}` : ''}${p.forwards.length ? ` + ${p.forwards.length} forward${p.forwards.length === 1 ? '' : 's'}` : ''}`,
+        click: () => act.openSaved(p.id),
+      })),
     });
   }
   items.push(

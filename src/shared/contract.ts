@@ -9,9 +9,11 @@ import type {
   AppInfo,
   ByteCounters,
   ConnectionView,
+  ForwardView,
   GpuSample,
   Profile,
   PromptRequest,
+  RemoteFolderView,
   ServerReportView,
   SettingsView,
   SetupProgress,
@@ -20,6 +22,8 @@ import type {
   SshConfigHost,
   SshImportResult,
   TunnelView,
+  UploadProgress,
+  UploadTicket,
   VncSessionView,
   ViewerTicket,
 } from './models';
@@ -34,6 +38,11 @@ const port = z.number().int().min(1).max(65535);
 const display = z.number().int().min(0).max(99);
 const level = z.number().int().min(0).max(9);
 const geometry = z.string().regex(/^\d{2,5}x\d{2,5}$/, 'geometry: WIDTHxHEIGHT, e.g. 1920x1080');
+/** An absolute path on the server (SFTP takes it as is: no shell ever sees it). */
+const remotePath = z.string().min(1).max(4096).regex(/^\/[^\0]*$/, 'path: an absolute path on the server');
+const fileName = z.string().min(1).max(255);
+/** One upload chunk, base64: 512 KiB of bytes stays under the IPC's 1 Mi-character string limit. */
+export const UPLOAD_CHUNK_BYTES = 512 * 1024;
 const wm = z.string().max(64).regex(/^[A-Za-z0-9_.+-]*$/, 'window manager: a program name');
 
 // Mirrors the profiles store's schema (src/core/profiles/schema.ts), which validates again with its
@@ -181,6 +190,32 @@ export const methods = {
     out<TunnelView>(),
   ),
   'tunnels.close': m(z.strictObject({ tunnelId: id }), out<void>()),
+  /** Tunnel-only mode for a saved server (the tray): connects if needed, opens its display and its forwards. */
+  'tunnels.openSaved': m(z.strictObject({ profileId: id }), out<TunnelView>()),
+
+  'forwards.list': m(empty, out<ForwardView[]>()),
+  /** Opens the profile's saved forwards (or these) on this connection; already open ones are reused. */
+  'forwards.open': m(z.strictObject({ connectionId: id, forwards: z.array(forwardSchema).max(32).optional() }), out<ForwardView[]>()),
+  /** Asks again whether the forward answers HTTP (a real request through its local address). */
+  'forwards.check': m(z.strictObject({ forwardId: id }), out<ForwardView>()),
+  'forwards.close': m(z.strictObject({ forwardId: id }), out<void>()),
+
+  /** One folder on the server; without a path, where uploads go by default (~/Desktop, else ~). */
+  'files.list': m(z.strictObject({ connectionId: id, path: remotePath.optional() }), out<RemoteFolderView>()),
+  /** Fails with FILE_EXISTS unless overwrite: the window asks the user, then starts again with overwrite. */
+  'files.uploadStart': m(
+    z.strictObject({ connectionId: id, folder: remotePath.optional(), name: fileName, size: z.number().int().min(0).max(2 ** 50), overwrite: z.boolean() }),
+    out<UploadTicket>(),
+  ),
+  'files.uploadChunk': m(
+    z.strictObject({ uploadId: id, offset: z.number().int().min(0).max(2 ** 50), data: z.string().max(Math.ceil(UPLOAD_CHUNK_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'data: base64') }),
+    out<void>(),
+  ),
+  /** Resolves once every byte is on the server under its final name. */
+  'files.uploadFinish': m(z.strictObject({ uploadId: id }), out<{ path: string; bytes: number }>()),
+  'files.uploadCancel': m(z.strictObject({ uploadId: id }), out<void>()),
+  /** Asks where to save (a native folder dialog in the app), then downloads; null when the user cancelled. */
+  'files.download': m(z.strictObject({ connectionId: id, path: remotePath }), out<{ file: string; bytes: number } | null>()),
 } as const;
 
 /** Event name → payload type (phantom values, like outputs). */
@@ -192,6 +227,8 @@ export const events = {
   'setup.progress': out<SetupProgress>(),
   'tunnels.changed': out<TunnelView[]>(),
   'settings.changed': out<SettingsView>(),
+  'forwards.changed': out<ForwardView[]>(),
+  'files.progress': out<UploadProgress>(),
 } as const;
 
 export type Methods = typeof methods;

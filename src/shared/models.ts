@@ -330,3 +330,46 @@ export interface SettingsView extends AppSettings {
    */
   systemLocales: string[];
 }
+
+/** A saved forward opened on its own or beside the desktop: listening on 127.0.0.1 only. */
+export interface ForwardView {
+  id: string;
+  connectionId: string;
+  localHost: string;
+  localPort: number;
+  remoteHost: string;
+  remotePort: number;
+  /** A real HTTP request through the forward's local address: answered, not answered, or not yet asked. */
+  http: 'checking' | 'yes' | 'no';
+  /** http://127.0.0.1:port/ when it answers HTTP, else null. */
+  url: string | null;
+}
+
+export interface RemoteEntryView {
+  name: string;
+  kind: 'dir' | 'file' | 'other';
+  size: number;
+  /** Seconds since the epoch. */
+  mtime: number;
+  link: boolean;
+}
+
+export interface RemoteFolderView {
+  path: string;
+  parent: string | null;
+  entries: RemoteEntryView[];
+}
+
+export interface UploadTicket {
+  uploadId: string;
+  /** The folder on the server and the file's final path there. */
+  folder: string;
+  path: string;
+}
+
+/** Bytes of an upload the server has acknowledged (events while it runs). */
+export interface UploadProgress {
+  uploadId: string;
+  bytes: number;
+  total: number;
+}

@@ -67,6 +67,17 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
     'tunnels.list': {},
     'tunnels.open': { ...c, display: ctx.display },
     'tunnels.close': { tunnelId: ctx.tunnelId },
+    'tunnels.openSaved': { profileId: ctx.profileId },
+    'forwards.list': {},
+    'forwards.open': { ...c, forwards: [{ kind: 'local', localPort: 0, remoteHost: '127.0.0.1', remotePort: 8888 }] },
+    'forwards.check': { forwardId: ctx.tunnelId },
+    'forwards.close': { forwardId: ctx.tunnelId },
+    'files.list': { ...c, path: '/tmp' },
+    'files.uploadStart': { ...c, folder: '/tmp', name: 'a.txt', size: 3, overwrite: false },
+    'files.uploadChunk': { uploadId: 'u1', offset: 0, data: 'YWJj' },
+    'files.uploadFinish': { uploadId: 'u1' },
+    'files.uploadCancel': { uploadId: 'u1' },
+    'files.download': { ...c, path: '/tmp/a.txt' },
   };
 }
 
@@ -246,7 +257,7 @@ describe('router × real core: valid calls', () => {
     expect(events).toContain('tunnels.changed');
     // The tray lists it, from the same view the window gets.
     const tray = trayMenuTemplate((list as { value: TunnelView[] }).value, { keepRunningInTray: true, labels: { [connection.id]: connection.label } }, {
-      showWindow() {}, copy() {}, openExternal() {}, closeTunnel() {}, closeAllTunnels() {}, setKeepRunning() {}, quit() {},
+      showWindow() {}, copy() {}, openExternal() {}, closeTunnel() {}, closeAllTunnels() {}, openSaved() {}, closeForward() {}, setKeepRunning() {}, quit() {},
     });
     expect(tray.find((i) => i.id === `tunnel:${tunnel.id}`)?.label).toBe(`${connection.label} :${xvnc.display} → 127.0.0.1:${tunnel.localPort}`);
     expect(trayTooltip((list as { value: TunnelView[] }).value)).toBe('gpu-desk — 1 tunnel open');

@@ -7,7 +7,7 @@ import { DEFAULT_STATE, fitToDisplays, loadWindowState, saveWindowState } from '
 import { closeAction, loadSettings, saveSettings } from '../../src/main/settings';
 import { appMenuTemplate, trayMenuTemplate, trayTooltip } from '../../src/main/menus';
 import { contentSecurityPolicy } from '../../src/main/windowOptions';
-import type { TunnelView } from '../../src/shared/models';
+import type { ForwardView, Profile, TunnelView } from '../../src/shared/models';
 import type { MenuItemConstructorOptions } from 'electron';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'gd-shell-'));
@@ -143,6 +143,7 @@ describe('menus', () => {
     const act = {
       showWindow: () => log.push('show'), copy: (s: string) => log.push(`copy ${s}`), openExternal: (u: string) => log.push(`open ${u}`),
       closeTunnel: (id: string) => log.push(`close ${id}`), closeAllTunnels: () => log.push('closeAll'), setKeepRunning: () => {}, quit: () => log.push('quit'),
+      openSaved: (id: string) => log.push(`saved ${id}`), closeForward: (id: string) => log.push(`closeForward ${id}`),
     };
     const menu = trayMenuTemplate([t], { keepRunningInTray: true, labels: { c1: 'gpu1' } }, act);
     const entry = menu.find((i) => i.id === 'tunnel:t1')!;
@@ -153,5 +154,36 @@ describe('menus', () => {
     const empty = trayMenuTemplate([], { keepRunningInTray: true }, act);
     expect(empty.some((i) => i.label === 'No open tunnels')).toBe(true);
     expect(empty.find((i) => i.label === 'Close All Tunnels')!.enabled).toBe(false);
+  });
+
+  it('the tray opens a saved server\'s tunnel-only mode and lists open forwards with open-in-browser and close', () => {
+    const log: string[] = [];
+    const act = {
+      showWindow: () => {}, copy: (s: string) => log.push(`copy ${s}`), openExternal: (u: string) => log.push(`open ${u}`),
+      closeTunnel: () => {}, closeAllTunnels: () => {}, setKeepRunning: () => {}, quit: () => {},
+      openSaved: (id: string) => log.push(`saved ${id}`), closeForward: (id: string) => log.push(`closeForward ${id}`),
+    };
+    const profile = (id: string, name: string, display: number | undefined, forwards: number): Profile => ({
+      id, name, host: 'h', port: 22, jumpHosts: [], auth: { kind: 'auto' }, display: display === undefined ? {} : { number: display },
+      viewer: { quality: 6, compression: 2, encodings: [], scaling: 'fit', adaptive: false },
+      forwards: Array.from({ length: forwards }, (_, i) => ({ kind: 'local' as const, localPort: 8888 + i, remoteHost: 'localhost', remotePort: 8888 + i })),
+      createdAt: '', updatedAt: '',
+    });
+    const forwards: ForwardView[] = [
+      { id: 't7', connectionId: 'c1', localHost: '127.0.0.1', localPort: 8888, remoteHost: 'localhost', remotePort: 8888, http: 'yes', url: 'http://127.0.0.1:8888/' },
+      { id: 't8', connectionId: 'c1', localHost: '127.0.0.1', localPort: 6006, remoteHost: 'localhost', remotePort: 6006, http: 'no', url: null },
+    ];
+    const menu = trayMenuTemplate([], { keepRunningInTray: true, labels: { c1: 'gpu1' }, profiles: [profile('p1', 'lab', 1, 2), profile('p2', 'cloud', undefined, 0)], forwards }, act);
+    const open = menu.find((i) => i.id === 'open-saved')!.submenu as MenuItemConstructorOptions[];
+    expect(open.map((i) => i.label)).toEqual(['lab :1 + 2 forwards', 'cloud']);
+    for (const i of open) i.click?.({} as never, undefined, {} as never);
+    const jupyter = menu.find((i) => i.id === 'forward:t7')!;
+    expect(jupyter.label).toBe('gpu1 localhost:8888 → 127.0.0.1:8888');
+    for (const i of jupyter.submenu as MenuItemConstructorOptions[]) i.click?.({} as never, undefined, {} as never);
+    const tb = menu.find((i) => i.id === 'forward:t8')!;
+    expect((tb.submenu as MenuItemConstructorOptions[]).map((i) => i.label)).not.toContain('Open in Browser');
+    expect(log).toEqual(['saved p1', 'saved p2', 'open http://127.0.0.1:8888/', 'copy 127.0.0.1:8888', 'closeForward t7']);
+    // No saved servers: no empty submenu.
+    expect(trayMenuTemplate([], { keepRunningInTray: true }, act).some((i) => i.id === 'open-saved')).toBe(false);
   });
 });

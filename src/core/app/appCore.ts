@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
+import type { SFTPWrapper } from 'ssh2';
 import { GpuDeskError, redactSecrets, registerSecret, toErrorValue } from '../errors';
 import { connectSsh, type SshConnection } from '../ssh/connection';
 import type { ConnectOptions, ConnectionStateEvent, KeySource } from '../ssh/types';
@@ -10,11 +11,12 @@ import { account } from '../keychain/secretStore';
 import type { ChannelHub } from '../vnc/channelHub';
 import type { ChannelCounters } from '../vnc/pipe';
 import type { Emit, Handlers, ParsedInput } from '../../shared/contract';
-import type { AppSettings, ConnectionView, Profile, SettingsView, TunnelView, VncFlavor } from '../../shared/models';
+import type { AppSettings, ConnectionView, ForwardSpec, ForwardView, Profile, SettingsView, TunnelView, VncFlavor } from '../../shared/models';
+import { FileTransfers } from './fileTransfers';
 import { PromptBroker } from './prompts';
 import type { RemoteOps } from './remoteOps';
 import { gpuView, planView, progressView, reportView, resultView, sessionView } from './views';
-import { probeHttp, viewerCommands } from './tunnelInfo';
+import { probeHttp, probeLocalHttp, viewerCommands } from './tunnelInfo';
 import { importSshConfigHosts, listSshConfigHosts } from './sshConfigImport';
 import { escapeServerText } from '../serverText';
 import { loadSettings, saveSettings } from './settingsFile';
@@ -40,6 +42,8 @@ export interface AppCoreDeps {
   sshConfigPath?: string | null;
   userKnownHostsFiles?: string[];
   openExternal?(url: string): Promise<void>;
+  /** A folder to save downloads into (main: a native dialog; the harness: its stand-in). */
+  chooseSaveFolder?(): Promise<string | null>;
   log?(line: string): void;
 }
 
@@ -57,6 +61,10 @@ interface Live {
   /** Answers typed into this connection's keyboard-interactive prompts: short ones are redacted only in its own lines. */
   typed: string[];
   forwardTunnels: Map<string, string[]>;
+  /** Forwards opened on their own or beside the viewer (tunnel id → HTTP state). */
+  forwards: Map<string, { http: ForwardView['http'] }>;
+  /** One SFTP session per link; a reconnect starts a new one. */
+  sftp: Promise<SFTPWrapper> | null;
 }
 
 interface Viewer {
@@ -77,9 +85,11 @@ export class AppCore {
   private readonly viewers = new Map<string, Viewer>();
   readonly prompts: PromptBroker;
   private readonly log: (line: string) => void;
+  private readonly files: FileTransfers;
 
   constructor(private readonly deps: AppCoreDeps) {
     this.log = deps.log ?? (() => {});
+    this.files = new FileTransfers({ sftp: (id) => this.sftpFor(id), emit: deps.emit, chooseSaveFolder: deps.chooseSaveFolder });
     this.prompts = new PromptBroker(
       (req) => deps.emit('prompt', req),
       (promptId) => deps.emit('prompt.cancel', { promptId }),
@@ -163,11 +173,128 @@ export class AppCore {
         }
         this.deps.emit('tunnels.changed', await this.tunnelViews());
       },
+      'tunnels.openSaved': ({ profileId }) => this.openSaved(profileId),
+      'forwards.list': async () => this.forwardViews(),
+      'forwards.open': ({ connectionId, forwards }) => this.openForwards(connectionId, forwards),
+      'forwards.check': async ({ forwardId }) => {
+        const [l, f] = this.forwardById(forwardId);
+        await this.checkForward(l, forwardId, f);
+        return this.forwardViews().find((v) => v.id === forwardId)!;
+      },
+      'forwards.close': async ({ forwardId }) => {
+        const [l] = this.forwardById(forwardId);
+        l.forwards.delete(forwardId);
+        await l.tunnels?.close(forwardId);
+        this.deps.emit('forwards.changed', this.forwardViews());
+      },
+      ...this.files.handlers(),
     };
   }
 
   private settingsView(s: AppSettings): SettingsView {
     return { ...s, systemLocales: this.deps.systemLocales?.() ?? [] };
+  }
+
+  private sftpFor(connectionId: string): Promise<SFTPWrapper> {
+    const l = this.ready(connectionId);
+    if (!l.sftp) {
+      const p = l.conn!.sftp();
+      l.sftp = p;
+      p.then(
+        (s) => s.once('close', () => { if (l.sftp === p) l.sftp = null; }),
+        () => { if (l.sftp === p) l.sftp = null; },
+      );
+    }
+    return l.sftp;
+  }
+
+  private forwardById(forwardId: string): [Live, { http: ForwardView['http'] }] {
+    for (const l of this.live.values()) {
+      const f = l.forwards.get(forwardId);
+      if (f) return [l, f];
+    }
+    throw new GpuDeskError('BAD_ARGUMENT', 'That forward is closed', 'open the server\'s forwards again');
+  }
+
+  private forwardViews(): ForwardView[] {
+    const out: ForwardView[] = [];
+    for (const l of this.live.values()) {
+      for (const [id, f] of l.forwards) {
+        const info = l.tunnels?.get(id)?.info;
+        if (!info) continue;
+        out.push({
+          id,
+          connectionId: l.id,
+          localHost: info.localHost,
+          localPort: info.localPort,
+          remoteHost: info.remoteHost,
+          remotePort: info.remotePort,
+          http: f.http,
+          url: f.http === 'yes' ? `http://127.0.0.1:${info.localPort}/` : null,
+        });
+      }
+    }
+    return out;
+  }
+
+  private async checkForward(l: Live, id: string, f: { http: ForwardView['http'] }): Promise<void> {
+    const info = l.tunnels?.get(id)?.info;
+    if (!info) return;
+    f.http = 'checking';
+    this.deps.emit('forwards.changed', this.forwardViews());
+    f.http = (await probeLocalHttp(info.localPort)) ? 'yes' : 'no';
+    this.deps.emit('forwards.changed', this.forwardViews());
+  }
+
+  private async openForwards(connectionId: string, specs?: ForwardSpec[]): Promise<ForwardView[]> {
+    const l = this.ready(connectionId);
+    const wanted = specs ?? l.profile.forwards;
+    const ids: string[] = [];
+    const opened: string[] = [];
+    try {
+      for (const spec of wanted) {
+        const same = [...l.forwards.keys()].find((id) => {
+          const i = l.tunnels!.get(id)?.info;
+          return i && i.remoteHost === spec.remoteHost && i.remotePort === spec.remotePort && (spec.localPort === 0 || i.localPort === spec.localPort);
+        });
+        if (same) {
+          ids.push(same);
+          continue;
+        }
+        const info = await l.tunnels!.openForward({ localPort: spec.localPort, remoteHost: spec.remoteHost, remotePort: spec.remotePort });
+        l.forwards.set(info.id, { http: 'checking' });
+        ids.push(info.id);
+        opened.push(info.id);
+      }
+    } catch (e) {
+      for (const id of opened) {
+        l.forwards.delete(id);
+        await l.tunnels!.close(id);
+      }
+      throw e;
+    }
+    this.deps.emit('forwards.changed', this.forwardViews());
+    await Promise.all(ids.map((id) => this.checkForward(l, id, l.forwards.get(id)!)));
+    return this.forwardViews().filter((v) => ids.includes(v.id));
+  }
+
+  /** Tunnel-only mode from the tray: the saved display (else the first running desktop) and the saved forwards. */
+  private async openSaved(profileId: string): Promise<TunnelView> {
+    const view = await this.open(profileId);
+    const l = this.live.get(view.id)!;
+    if (l.state !== 'ready') await l.conn?.whenReady(120_000);
+    let display = l.profile.display.number;
+    if (display === undefined) {
+      const sessions = await this.deps.remote.listSessions(l.conn!);
+      if (!sessions.length) throw new GpuDeskError('VNC_SESSION_FAILED', `No desktop is running on ${l.label}`, 'start one from the server page (Desktops), then open the tunnel again');
+      display = sessions[0].display;
+    }
+    const existing = (await this.tunnelViews()).find((t) => t.connectionId === l.id && t.display === display);
+    if (existing) return existing;
+    return this.openTunnel({ connectionId: l.id, display, forwards: [] }).then(async (t) => {
+      if (l.profile.forwards.length) await this.openForwards(l.id);
+      return t;
+    });
   }
 
   private async saveProfile({ profile }: ParsedInput<'profiles.save'>): Promise<Profile> {
@@ -275,7 +402,7 @@ export class AppCore {
     }
     const id = `c${randomBytes(6).toString('hex')}`;
     const label = `${profile.user ? `${profile.user}@` : ''}${profile.host}${profile.port === 22 ? '' : `:${profile.port}`}`;
-    const l: Live = { id, profile, label, conn: null, state: 'connecting', error: null, tunnels: null, flavor: null, vncPasswords: new Map(), typed: [], forwardTunnels: new Map() };
+    const l: Live = { id, profile, label, conn: null, state: 'connecting', error: null, tunnels: null, flavor: null, vncPasswords: new Map(), typed: [], forwardTunnels: new Map(), forwards: new Map(), sftp: null };
     this.live.set(id, l);
     this.deps.emit('connection.state', this.view(l));
     try {
@@ -287,7 +414,10 @@ export class AppCore {
         l.state = ev.state;
         l.error = ev.reason ? { code: ev.code ?? 'CONNECTION_LOST', message: redactSecrets(ev.reason, l.typed) } : ev.state === 'ready' ? null : l.error;
         if (ev.state === 'closed') this.prompts.cancelFor(id);
+        if (ev.state !== 'ready') l.sftp = null;
         this.deps.emit('connection.state', this.view(l));
+        // Same local ports after a reconnect; whether the services still answer is asked again.
+        if (ev.state === 'ready') for (const [fid, f] of l.forwards) void this.checkForward(l, fid, f);
       });
       this.deps.emit('connection.state', this.view(l));
       return this.view(l);
@@ -307,7 +437,9 @@ export class AppCore {
     if (!l) return;
     this.prompts.cancelFor(connectionId);
     for (const v of [...this.viewers.values()]) if (v.connectionId === connectionId) this.closeViewer(v.id);
+    await this.files.dropConnection(connectionId);
     await l.tunnels?.closeAll();
+    l.forwards.clear();
     await l.conn?.close();
     for (const pw of l.vncPasswords.values()) pw.release();
     l.vncPasswords.clear();
@@ -315,6 +447,7 @@ export class AppCore {
     this.deps.emit('connection.state', this.view(l));
     this.live.delete(connectionId);
     this.deps.emit('tunnels.changed', await this.tunnelViews());
+    this.deps.emit('forwards.changed', this.forwardViews());
   }
 
   private async applySetup({ connectionId, runId, sudoPassword, options }: ParsedInput<'setup.apply'>) {
