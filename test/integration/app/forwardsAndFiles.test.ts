@@ -56,6 +56,7 @@ beforeAll(async () => {
   core = new AppCore({
     profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
     knownHostsFile: path.join(dir, 'known_hosts'),
+    settingsFile: path.join(dir, 'settings.json'),
     hub,
     channelBase: () => 'ws://127.0.0.1:1',
     emit: (event, payload) => {
