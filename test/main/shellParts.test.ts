@@ -164,7 +164,7 @@ describe('menus', () => {
       openSaved: (id: string) => log.push(`saved ${id}`), closeForward: (id: string) => log.push(`closeForward ${id}`),
     };
     const profile = (id: string, name: string, display: number | undefined, forwards: number): Profile => ({
-      id, name, host: 'h', port: 22, jumpHosts: [], auth: { kind: 'auto' }, display: display === undefined ? {} : { number: display },
+      id, name, kind: 'server', host: 'h', port: 22, jumpHosts: [], auth: { kind: 'auto' }, display: display === undefined ? {} : { number: display },
       viewer: { quality: 6, compression: 2, encodings: [], scaling: 'fit', adaptive: false },
       forwards: Array.from({ length: forwards }, (_, i) => ({ kind: 'local' as const, localPort: 8888 + i, remoteHost: 'localhost', remotePort: 8888 + i })),
       createdAt: '', updatedAt: '',
