@@ -1,5 +1,6 @@
 import { GpuDeskError } from '../errors';
 import { shellCommand, shellQuote } from '../remote/shellQuote';
+import { TURBOVNC_ARGS } from '../remote/turboVncArgs';
 import type { JobSettings } from './types';
 
 /** How gpu-desk finds its own jobs again after a restart (squeue --name, and the comment to be sure). */
@@ -44,8 +45,10 @@ if [ -z "$wm" ]; then
   for w in xfce mate gnome ubuntu; do [ -f "/usr/share/xsessions/$w.desktop" ] && { wm=$w; break; }; done
   [ -z "$wm" ] && for f in /usr/share/xsessions/*.desktop; do [ -f "$f" ] && { wm=$(basename "$f" .desktop); break; }; done
 fi
-vgl=0
-if [ -x "$opt/VirtualGL/bin/vglrun" ] && "$opt/VirtualGL/bin/eglinfo" -e >/dev/null 2>&1; then vgl=1; fi
+vgl=""
+if [ -x "$opt/VirtualGL/bin/vglrun" ] && "$opt/VirtualGL/bin/eglinfo" -e >/dev/null 2>&1; then vgl=egl; fi
+geom="$geometry"; xsdir="$dir"; loopback=""; unixsock=""
+if [ "$access" = ssh ]; then loopback=1; unixsock="$dir/vnc.sock"; fi
 n=""; pid=""
 stop() {
   rc=$1
@@ -65,10 +68,9 @@ try=1; min=1
 while :; do
   n=$min
   while taken "$n"; do n=$((n+1)); done
-  set -- ":$n" -fg -securitytypes OTP -geometry "$geometry"
-  if [ "$access" = ssh ]; then set -- "$@" -localhost -rfbunixpath "$dir/vnc.sock" -rfbunixmode 0600; fi
-  if [ -n "$wm" ]; then set -- "$@" -wm "$wm"; else set -- "$@" -noxstartup; fi
-  if [ "$vgl" = 1 ]; then VGL_DISPLAY=egl; export VGL_DISPLAY; set -- "$@" -vgl; fi
+  # The same vncserver arguments as a server's desktop (remote/turboVncArgs.ts); -fg keeps Xvnc under the job.
+${TURBOVNC_ARGS.trim().replace(/^/gm, '  ')}
+  set -- "$@" -fg
   "$vnc/vncserver" "$@" >"$dir/vnc.log" 2>&1 </dev/null &
   pid=$!
   up=0; t0=$SECONDS
@@ -88,9 +90,10 @@ while :; do
   try=$((try+1)); min=$((n+1))
 done
 sock=""; [ "$access" = ssh ] && sock="$dir/vnc.sock"
-printf 'node=%s\\ndisplay=%s\\nport=%s\\nsocket=%s\\naccess=%s\\nvirtualgl=%s\\n' "$node" "$n" "$((5900+n))" "$sock" "$access" "$vgl" >"$dir/connection.new"
+vg=0; [ -n "$vgl" ] && vg=1
+printf 'node=%s\\ndisplay=%s\\nport=%s\\nsocket=%s\\naccess=%s\\nvirtualgl=%s\\n' "$node" "$n" "$((5900+n))" "$sock" "$access" "$vg" >"$dir/connection.new"
 mv "$dir/connection.new" "$dir/connection"
-echo "gpu-desk: desktop :$n is up on $node (access: $access, VirtualGL: $vgl)"
+echo "gpu-desk: desktop :$n is up on $node (access: $access, VirtualGL: \${vgl:-no})"
 while kill -0 "$pid" 2>/dev/null; do
   if [ -e "$dir/otp-request" ]; then
     # The request stays until a password is made: a failed try is tried again on the next turn.

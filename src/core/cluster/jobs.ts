@@ -1,4 +1,4 @@
-import { GpuDeskError, registerSecret } from '../errors';
+import { GpuDeskError } from '../errors';
 import { SECTION_MARK, splitSections } from '../remote/parsers';
 import { shScript } from '../remote/shellQuote';
 import type { SshSession } from '../ssh/types';
@@ -130,7 +130,8 @@ cat "$d/otp"; rm -f "$d/otp"`, [jobId]), { timeoutMs: 120_000 });
   if (r.code !== 0 || !/^\S{4,64}$/.test(otp)) {
     throw new GpuDeskError('VNC_SESSION_FAILED', `Job ${jobId} gave no one-time password (${r.code === 3 ? 'its desktop is not up' : 'the job did not answer'})`, 'Check that the job is running (gpu-desk jobs <cluster> list) and look at ~/.gpu-desk/jobs/<id>.out');
   }
-  registerSecret(otp);
+  // Not registered here: the caller registers it for as long as it holds it (a long-running app
+  // would otherwise keep every password it ever fetched).
   return otp;
 }
 

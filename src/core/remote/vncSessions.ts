@@ -5,6 +5,7 @@ import { probeServer } from './probe';
 import { parseOtp, parseStartedDisplay, splitSections } from './parsers';
 import { SECTION_HELPERS, SESSION_SECTIONS_SCRIPT, sessionsFromSections } from './sessionTable';
 import { shScript } from './shellQuote';
+import { TURBOVNC_ARGS } from './turboVncArgs';
 import type { ServerReport, StartedSession, VncFlavor, VncSessionInfo } from './types';
 
 export interface SessionOptions {
@@ -111,29 +112,11 @@ n="$1"; min="\${2:-1}"; geom="$3"; wm="$4"; vgl="$5"; T="$6/TurboVNC/bin"; uds="
 # One start at a time for this account: two starts must not pick the same free display.
 mkdir -p "$HOME/.vnc" && command -v flock >/dev/null 2>&1 && { exec 9>"$HOME/.vnc/.gpu-desk-start.lock"; flock -w 60 9; }
 ${PICK_DISPLAY}
-# OTP only: no VNC password file is needed or written; each password works for one connection.
-set -- ":$n" -localhost -securitytypes OTP -otp -geometry "$geom"
-# With -rfbunixpath Xvnc opens no TCP listener at all; 0600 keeps other accounts off the socket.
-[ "$uds" = 1 ] && set -- "$@" -rfbunixpath "$HOME/.vnc/gpu-desk-$n.sock" -rfbunixmode 0600
-if [ -n "$wm" ]; then
-  b=\${wm##*/}; b=\${b%-session}
-  if [ -f "/usr/share/xsessions/$b.desktop" ] || [ -f "/usr/local/share/xsessions/$b.desktop" ]; then
-    set -- "$@" -wm "$wm"
-  else
-    # vncserver -wm only knows window managers with a session desktop file: start this one directly,
-    # under VirtualGL when -vgl asks for it, as TurboVNC's own xstartup would.
-    xs="$HOME/.vnc/gpu-desk-xstartup"
-    umask 077
-    printf '%s\\n' '#!/bin/sh' 'unset SESSION_MANAGER WAYLAND_DISPLAY' \\
-      '[ "$TVNC_VGL" = 1 ] && exec \${TVNC_VGLRUN:-vglrun +wm} "$GPU_DESK_WM"' 'exec "$GPU_DESK_WM"' > "$xs" && chmod 700 "$xs" || exit 1
-    GPU_DESK_WM="$wm"; export GPU_DESK_WM
-    set -- "$@" -xstartup "$xs"
-  fi
-else
-  set -- "$@" -noxstartup
-fi
-# VirtualGL's EGL back end on the device the probe chose from eglinfo -e (vglrun reads VGL_DISPLAY).
-case "$vgl" in egl*) VGL_DISPLAY="$vgl"; export VGL_DISPLAY; set -- "$@" -vgl ;; glx) set -- "$@" -vgl ;; esac
+loopback=1; xsdir="$HOME/.vnc"; unixsock=""
+[ "$uds" = 1 ] && unixsock="$HOME/.vnc/gpu-desk-$n.sock"
+${TURBOVNC_ARGS}
+# -otp: the first one-time password, printed with the start.
+set -- "$@" -otp
 exec "$T/vncserver" "$@" </dev/null 9>&- 2>&1
 `;
 

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelJob, jobStatus, listDesktopJobs, readJobFiles, submitJob } from '../../../src/core/cluster/jobs';
 import { connectJobDesktop } from '../../../src/core/cluster/connect';
+import { redactSecrets } from '../../../src/core/errors';
 import { waitForDesktop } from '../../../src/core/cluster/lifecycle';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import type { ConnectOptions } from '../../../src/core/ssh/types';
@@ -111,6 +112,8 @@ describe('a desktop job', () => {
       // No OTP, no desktop: a wrong password is refused.
       expect((await rfbHandshake(await link.open(), 'wrong123', { init: false })).ok).toBe(false);
       const otp = await link.oneTimePassword();
+      // Handed over, not held: the caller registers it for as long as it keeps it (no leak in the app).
+      expect(redactSecrets(`otp ${otp}`)).toBe(`otp ${otp}`);
       const r = await rfbHandshake(await link.open(), otp, { init: true });
       expect(r).toMatchObject({ ok: true, width: 1024, height: 768 });
       expect(r.name).toContain(`:${connection.display}`);

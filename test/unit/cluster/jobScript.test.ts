@@ -58,3 +58,33 @@ describe('the desktop job script', () => {
     expect(() => buildJob({ extraSbatch: ['id'] })).toThrow(/not an sbatch option/);
   });
 });
+
+describe('the TurboVNC start shared by server desktops and jobs (remote/turboVncArgs.ts)', () => {
+  /** The job script's own vncserver arguments, got by running its start with vncserver replaced by printf. */
+  function jobArgs(settings: Parameters<typeof buildJob>[0]): string[] {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-turboargs-'));
+    try {
+      const script = buildJob(settings).script;
+      const start = script.indexOf('set -- ":$n" -securitytypes OTP');
+      const end = script.indexOf('"$vnc/vncserver" "$@"');
+      const head = script.split('\n').filter((l) => /^(geometry|wm|access|opt)=/.test(l)).join('\n');
+      const run = `${head}\nn=7; dir=${dir}; geom="$geometry"; xsdir="$dir"; vgl=""; loopback=""; unixsock=""\n` +
+        `if [ "$access" = ssh ]; then loopback=1; unixsock="$dir/vnc.sock"; fi\n${script.slice(start, end)}\nprintf '%s\\n' "$@"`;
+      return execFileSync('bash', ['-c', run], { encoding: 'utf8' }).trimEnd().split('\n').map((w) => w.replace(dir, 'DIR'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('ssh access: OTP only, loopback only, the 0600 socket in the job directory, in the foreground', () => {
+    expect(jobArgs({ geometry: '1280x720' })).toEqual([':7', '-securitytypes', 'OTP', '-geometry', '1280x720', '-localhost', '-rfbunixpath', 'DIR/vnc.sock', '-rfbunixmode', '0600', '-noxstartup', '-fg']);
+  });
+
+  it('login-forward: TCP beyond loopback (the login node connects) with OTP as the only way in', () => {
+    expect(jobArgs({ nodeAccess: 'login-forward' })).toEqual([':7', '-securitytypes', 'OTP', '-geometry', '1920x1080', '-noxstartup', '-fg']);
+  });
+
+  it('a window manager without a session file starts through an xstartup in the job\'s own directory', () => {
+    expect(jobArgs({ windowManager: 'no-such-wm-here' })).toEqual([':7', '-securitytypes', 'OTP', '-geometry', '1920x1080', '-localhost', '-rfbunixpath', 'DIR/vnc.sock', '-rfbunixmode', '0600', '-xstartup', 'DIR/gpu-desk-xstartup', '-fg']);
+  });
+});

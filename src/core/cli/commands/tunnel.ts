@@ -1,7 +1,7 @@
 import { connectJobDesktop, type JobDesktopLink } from '../../cluster/connect';
 import { describeStatus, formatTimeLeft, JobWatcher } from '../../cluster/lifecycle';
 import type { JobStatus } from '../../cluster/types';
-import { GpuDeskError } from '../../errors';
+import { GpuDeskError, registerSecret } from '../../errors';
 import { connectSsh, type SshConnection } from '../../ssh/connection';
 import type { ConnectionStateEvent } from '../../ssh/types';
 import { displayToPort, parseForwardSpec, type ForwardSpec } from '../../tunnels/forwardSpec';
@@ -91,9 +91,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const conn: SshConnection = await connectSsh(opts);
   let link: JobDesktopLink | null = null;
   let otp: string | null = null;
+  let releaseOtp = () => {};
   let watcher: JobWatcher | null = null;
   let tm = new TunnelManager(conn);
   const closeAll = async () => {
+    releaseOtp();
     watcher?.stop();
     await tm.closeAll();
     await link?.close();
@@ -108,6 +110,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
       tm = new TunnelManager(link.forwarding);
       main = await tm.openDisplay(link.info.display, { localPort, remoteHost: link.target });
       otp = await link.oneTimePassword();
+      // Printed for the user on purpose; kept out of any error or log line while the tunnel holds it.
+      releaseOtp = registerSecret(otp);
       watcher = new JobWatcher(conn, jobId);
     } else if (display !== undefined) {
       // A session on a Unix socket (TurboVNC started by gpu-desk) has no TCP port to forward to. An
