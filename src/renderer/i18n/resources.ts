@@ -7,13 +7,21 @@ import type { Language } from '../../shared/language';
 import type { Catalogue } from './catalogue';
 import enCommon from './locales/en/common';
 import zhCNCommon from './locales/zh-CN/common';
+import enFiles from './locales/en/files';
+import zhCNFiles from './locales/zh-CN/files';
+import enForwards from './locales/en/forwards';
+import zhCNForwards from './locales/zh-CN/forwards';
 
 export const en = {
   common: enCommon,
+  files: enFiles,
+  forwards: enForwards,
 } as const;
 
 export const zhCN: { [NS in keyof typeof en]: Catalogue<(typeof en)[NS]> } = {
   common: zhCNCommon,
+  files: zhCNFiles,
+  forwards: zhCNForwards,
 };
 
 export type Namespace = keyof typeof en;

@@ -1,0 +1,87 @@
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { RemoteFolderView } from '../../shared/models';
+import { errorLine, useApi } from '../app/api';
+import { useFormat } from '../i18n/useFormat';
+import { draggedFiles, useUploads } from './useUploads';
+
+/** The server page's Files tab: one server folder at a time, drop to upload into it, download files. */
+export function FilesPanel({ connectionId }: { connectionId: string }) {
+  const api = useApi();
+  const { t } = useTranslation('files');
+  const fmt = useFormat();
+  const [folder, setFolder] = useState<RemoteFolderView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const [over, setOver] = useState(false);
+  const uploads = useUploads(connectionId);
+
+  const load = useCallback(async (path?: string) => {
+    setError(null);
+    try {
+      setFolder(await api.invoke('files.list', { connectionId, ...(path ? { path } : {}) }));
+    } catch (e) {
+      setError(errorLine(e));
+    }
+  }, [api, connectionId]);
+  useEffect(() => { void load(); }, [load]);
+
+  // The listing shows what the uploads put there once they are done.
+  const doneCount = uploads.items.filter((i) => i.state === 'done').length;
+  useEffect(() => { if (doneCount && folder) void load(folder.path); }, [doneCount]);
+
+  const download = async (name: string) => {
+    if (!folder) return;
+    setNote(t('downloading', { name }));
+    setError(null);
+    try {
+      const r = await api.invoke('files.download', { connectionId, path: `${folder.path === '/' ? '' : folder.path}/${name}` });
+      setNote(r ? t('saved', { name, file: r.file }) : null);
+    } catch (e) {
+      setNote(null);
+      setError(errorLine(e));
+    }
+  };
+
+  return (
+    <section
+      className={`files${over ? ' drop-over' : ''}`}
+      aria-labelledby="files-h"
+      data-testid="files-panel"
+      onDragOver={(e) => { if (draggedFiles(e)) { e.preventDefault(); setOver(true); } }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(e) => {
+        if (!draggedFiles(e)) return;
+        e.preventDefault();
+        setOver(false);
+        void uploads.upload([...e.dataTransfer.files], folder?.path);
+      }}
+    >
+      <h2 id="files-h">{t('heading')}</h2>
+      <div className="files-bar">
+        <button disabled={!folder?.parent} onClick={() => folder?.parent && void load(folder.parent)} aria-label={folder?.parent ? t('upAria', { folder: folder.parent }) : t('up')}>↑ {t('up')}</button>
+        <code data-testid="files-path">{folder?.path ?? ''}</code>
+        <button onClick={() => void load(folder?.path)}>{t('reload')}</button>
+      </div>
+      <p className="drop-hint muted" data-testid="files-drop">{t('dropHere', { folder: folder?.path ?? '~' })}</p>
+      {error && <p className="banner error" role="alert">{error}</p>}
+      {note && <p className="banner" role="status" data-testid="files-note">{note}</p>}
+      {uploads.ui}
+      {!folder ? <p role="status">{t('loading')}</p> : folder.entries.length === 0 ? <p className="muted">{t('empty')}</p> : (
+        <table className="files-table">
+          <thead><tr><th>{t('name')}</th><th>{t('size')}</th><th>{t('modified')}</th><th /></tr></thead>
+          <tbody>
+            {folder.entries.map((e) => (
+              <tr key={e.name} data-testid={`file-${e.name}`}>
+                <td>{e.kind === 'dir' ? <button className="link" onClick={() => void load(`${folder.path === '/' ? '' : folder.path}/${e.name}`)}>📁 {e.name}</button> : e.name}</td>
+                <td>{e.kind === 'file' ? fmt.bytes(e.size) : e.kind === 'dir' ? t('folder') : ''}</td>
+                <td>{fmt.dateTime(e.mtime * 1000)}</td>
+                <td>{e.kind === 'file' && <button onClick={() => void download(e.name)} aria-label={t('downloadAria', { name: e.name })}>{t('download')}</button>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,22 @@
+/** Saved forwards (Jupyter, TensorBoard…) beside the desktop or on their own. */
+export default {
+  tab: 'Forwards',
+  heading: 'Forwards',
+  intro: 'Services on the server reached through SSH. Each listens on this computer only (127.0.0.1).',
+  none: 'This server has no saved forwards. Add them (e.g. Jupyter on 8888) in the server\'s profile.',
+  open: 'Open forwards',
+  opening: 'Opening…',
+  notOpen: 'Not open yet.',
+  remote: 'to {{host}}:{{port}} on the server',
+  http: {
+    checking: 'Asking…',
+    yes: 'Answers HTTP',
+    no: 'No HTTP answer',
+  },
+  checkAgain: 'Check again',
+  openBrowser: 'Open in browser',
+  close: 'Close',
+  copy: 'Copy',
+  copied: 'Copied',
+  copyAria: 'Copy {{address}}',
+} as const;
