@@ -6,8 +6,11 @@ import { ProbeReport } from './ProbeReport';
 import { GpuCards } from './GpuCards';
 import { Sessions } from './Sessions';
 import { SetupWizard } from './SetupWizard';
+import { useTranslation } from 'react-i18next';
+import { FilesPanel } from '../files/FilesPanel';
+import { ForwardsPanel } from '../forwards/ForwardsPanel';
 
-type Tab = 'overview' | 'gpus' | 'sessions' | 'setup';
+type Tab = 'overview' | 'gpus' | 'sessions' | 'setup' | 'forwards' | 'files';
 const TABS: { id: Tab; label: string }[] = [
   { id: 'sessions', label: 'Desktops' },
   { id: 'overview', label: 'Server report' },
@@ -22,6 +25,9 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
   const [probing, setProbing] = useState(false);
   const [probeError, setProbeError] = useState<string | null>(null);
   const conn = state.connections.find((c) => c.id === connectionId);
+  const { t: tFiles } = useTranslation('files');
+  const { t: tForwards } = useTranslation('forwards');
+  const tabs: { id: Tab; label: string }[] = [...TABS, { id: 'forwards', label: tForwards('tab') }, { id: 'files', label: tFiles('tab') }];
 
   const probe = async () => {
     setProbing(true);
@@ -39,9 +45,9 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
   }, [connectionId]);
 
   const onKeyTabs = (e: React.KeyboardEvent) => {
-    const i = TABS.findIndex((t) => t.id === tab);
-    if (e.key === 'ArrowRight') setTab(TABS[(i + 1) % TABS.length].id);
-    if (e.key === 'ArrowLeft') setTab(TABS[(i + TABS.length - 1) % TABS.length].id);
+    const i = tabs.findIndex((t) => t.id === tab);
+    if (e.key === 'ArrowRight') setTab(tabs[(i + 1) % tabs.length].id);
+    if (e.key === 'ArrowLeft') setTab(tabs[(i + tabs.length - 1) % tabs.length].id);
   };
 
   return (
@@ -62,7 +68,7 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
       </div>
       {conn?.state === 'reconnecting' && <p className="banner warn" role="status">Connection lost — reconnecting{conn.error ? ` (${conn.error.message})` : ''}…</p>}
       <div role="tablist" aria-label="Server" className="tabs" onKeyDown={onKeyTabs}>
-        {TABS.map((t) => (
+        {tabs.map((t) => (
           <button key={t.id} role="tab" id={`tab-${t.id}`} aria-selected={tab === t.id} aria-controls={`panel-${t.id}`} tabIndex={tab === t.id ? 0 : -1} onClick={() => setTab(t.id)}>
             {t.label}
             {t.id === 'overview' && report && report.findings.filter((f) => f.severity !== 'info').length > 0 && <span className="badge">{report.findings.filter((f) => f.severity !== 'info').length}</span>}
@@ -74,6 +80,8 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
         {tab === 'gpus' && <GpuCards connectionId={connectionId} initial={report?.gpus ?? null} />}
         {tab === 'sessions' && <Sessions state={state} connectionId={connectionId} profile={profile} report={report} />}
         {tab === 'setup' && <SetupWizard connectionId={connectionId} onFinished={probe} />}
+        {tab === 'forwards' && <ForwardsPanel connectionId={connectionId} profile={profile} />}
+        {tab === 'files' && <FilesPanel connectionId={connectionId} />}
       </div>
     </section>
   );

@@ -8,6 +8,9 @@ import { CodecPanel } from './CodecPanel';
 import { KEY_COMBOS } from './keys';
 import { loadPrefs, profileInput, savedPart, storeLocal } from './prefs';
 import { tunnelRate, type TunnelRate, type ViewerSample } from './stats';
+import { useTranslation } from 'react-i18next';
+import { ForwardsPanel } from '../forwards/ForwardsPanel';
+import { draggedFiles, useUploads } from '../files/useUploads';
 
 type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 
@@ -45,6 +48,9 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
   const [gen, setGen] = useState(0);
   const retries = useRef(0);
   const conn = state.connections.find((c) => c.id === connectionId);
+  const uploads = useUploads(connectionId);
+  const { t: tFiles } = useTranslation('files');
+  const [dropOver, setDropOver] = useState(false);
   const sshStateRef = useRef(conn?.state);
   sshStateRef.current = conn?.state;
 
@@ -198,7 +204,25 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
         <button onClick={fullscreen}>Full screen</button>
         <span className={`phase phase-${phase}`} role="status" data-testid="viewer-phase">{phase === 'connected' ? (sshState === 'reconnecting' ? 'reconnecting' : 'connected') : phase}</span>
       </div>
-      <div className="viewer-body" ref={wrapRef}>
+      <div
+        className="viewer-body"
+        ref={wrapRef}
+        data-testid="viewer-drop"
+        onDragOver={(e) => { if (draggedFiles(e)) { e.preventDefault(); setDropOver(true); } }}
+        onDragLeave={() => setDropOver(false)}
+        onDrop={(e) => {
+          if (!draggedFiles(e)) return;
+          e.preventDefault();
+          setDropOver(false);
+          // Dropped on the desktop: to ~/Desktop where it exists (it shows on the remote desktop), else ~.
+          void uploads.upload([...e.dataTransfer.files]);
+        }}
+      >
+        {dropOver && <div className="viewer-overlay drop-overlay">{tFiles('dropOnViewer')}</div>}
+        <aside className="viewer-dock">
+          <ForwardsPanel connectionId={connectionId} profile={profile} autoOpen compact />
+          {uploads.ui}
+        </aside>
         <div className={`screen-host scale-${prefs.scale}`} ref={screenRef} data-testid="vnc-screen" />
         {overlay && (
           <div className="viewer-overlay" role={phase === 'lost' ? 'alert' : 'status'}>

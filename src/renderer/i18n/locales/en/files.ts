@@ -3,7 +3,7 @@ export default {
   tab: 'Files',
   heading: 'Files on the server',
   dropHere: 'Drop files here to upload them to {{folder}}',
-  dropOnViewer: 'Drop to upload to {{folder}}',
+  dropOnViewer: 'Drop to upload to the server (~/Desktop, or your home folder where there is none)',
   up: 'Up',
   upAria: 'Up to {{folder}}',
   reload: 'Reload',

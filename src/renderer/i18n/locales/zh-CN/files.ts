@@ -5,7 +5,7 @@ const zhCN: Catalogue<typeof en> = {
   tab: '文件',
   heading: '服务器上的文件',
   dropHere: '将文件拖放到这里，上传到 {{folder}}',
-  dropOnViewer: '松开即可上传到 {{folder}}',
+  dropOnViewer: '松开即可上传到服务器（~/Desktop；没有该文件夹时上传到主目录）',
   up: '上一级',
   upAria: '返回上一级 {{folder}}',
   reload: '刷新',
