@@ -28,6 +28,7 @@ import { waitForX } from './viewer/x11';
 import { startOpenssh, startProxy, type Proc } from './tunnel/procs';
 import { logSize, profiledRates, statsSince } from './3d/turboLog';
 import { startTurboSession, type TurboSession } from './3d/turboSession';
+import { vncPasswdFile } from './3d/vncPasswd';
 import { countDamage } from './3d/damageCounter';
 import { SPHERES_SIZE, spheresInSession, spheresOverX11 } from './3d/spheres';
 
@@ -261,17 +262,6 @@ const updatesPerSec = (n: number, ms: number) => (n * 1000) / ms;
 function sentRate(logPath: string, from: number, to: number): number | null {
   const r = profiledRates(logPath, from, to);
   return r.length === 0 ? null : r.reduce((t, x) => t + x, 0) / r.length;
-}
-
-/** TigerVNC's vncpasswd -f: the password on stdin, never on a command line. */
-function vncPasswdFile(password: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('vncpasswd', ['-f'], { stdio: ['pipe', 'pipe', 'ignore'] });
-    const out: Buffer[] = [];
-    p.stdout!.on('data', (d: Buffer) => out.push(d));
-    p.once('exit', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`vncpasswd -f failed (${code})`))));
-    p.stdin!.end(`${password}\n`);
-  });
 }
 
 main().then(

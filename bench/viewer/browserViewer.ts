@@ -18,6 +18,11 @@ const hasHeading = (name: string) => [...document.querySelectorAll('h1, h2')].so
 export class BrowserViewer {
   private constructor(readonly browser: CdpBrowser, readonly page: CdpPage, private readonly harness: Harness) {}
 
+  /** The harness this viewer's page talks to (another viewer of the same app may open beside it). */
+  get harnessRef(): Harness {
+    return this.harness;
+  }
+
   static async launch(harness: Harness, viewport: { width: number; height: number }, opts: { plain?: boolean; query?: string; args?: string[] } = {}): Promise<BrowserViewer> {
     const browser = await CdpBrowser.launch([...CHROMIUM_ARGS, ...(opts.args ?? [])]);
     // ?debug exposes the live viewer as window.__gpuDeskViewer for the probes below.
@@ -35,30 +40,42 @@ export class BrowserViewer {
 
   /** Connect clicked → first frame drawn (the profile has a default display, so Connect opens it). */
   async connect(name: string): Promise<number> {
-    await this.page.evaluate(() => {
-      const w = window as unknown as { __clickAt?: number };
-      w.__clickAt = undefined;
-      document.addEventListener('click', () => { w.__clickAt ??= performance.now(); }, { capture: true, once: true });
-    });
+    await this.markClick();
     await this.page.clickButton(`Connect to ${name}`);
-    return this.page.waitFor(() => {
-      const w = window as unknown as { __clickAt?: number; __gpuDeskViewer?: { firstFrameAt: number | null } };
-      const f = w.__gpuDeskViewer?.firstFrameAt;
-      return f != null && w.__clickAt !== undefined && f > w.__clickAt ? f - w.__clickAt : null;
-    }, undefined, { everyMs: 5, what: 'the first frame' });
+    return this.untilFirstFrame();
   }
 
   /**
    * Connect clicked → the server page's probe done → "View display N" → first frame drawn: how a
    * person opens a running session that the profile does not name (the probe is also how gpu-desk
-   * learns the server is TurboVNC and fetches a one-time password for the viewer).
+   * learns the server is TurboVNC and fetches a one-time password for the viewer). Resolves with the
+   * milliseconds from "View display N" clicked to the first frame.
    */
-  async viewSession(name: string, display: number): Promise<void> {
+  async viewSession(name: string, display: number): Promise<number> {
     await this.page.clickButton(`Connect to ${name}`);
     // The page's status line gains "· <OS> (<arch>)" once the probe's report is in.
     await this.page.waitFor(() => /\(\w+\)\s*$/.test(document.querySelector('.server-page .muted')?.textContent ?? ''), undefined, { what: 'the server probe' });
+    await this.markClick();
     await this.page.clickButton(`View display ${display}`);
-    await this.page.waitFor(() => (window as unknown as { __gpuDeskViewer?: { firstFrameAt: number | null } }).__gpuDeskViewer?.firstFrameAt != null, undefined, { what: 'the first frame' });
+    return this.untilFirstFrame();
+  }
+
+  /** The next click's time, for untilFirstFrame. */
+  private async markClick(): Promise<void> {
+    await this.page.evaluate(() => {
+      const w = window as unknown as { __clickAt?: number };
+      w.__clickAt = undefined;
+      document.addEventListener('click', () => { w.__clickAt ??= performance.now(); }, { capture: true, once: true });
+    });
+  }
+
+  /** Milliseconds from the marked click to the viewer's first frame drawn. */
+  private untilFirstFrame(): Promise<number> {
+    return this.page.waitFor(() => {
+      const w = window as unknown as { __clickAt?: number; __gpuDeskViewer?: { firstFrameAt: number | null } };
+      const f = w.__gpuDeskViewer?.firstFrameAt;
+      return f != null && w.__clickAt !== undefined && f > w.__clickAt ? f - w.__clickAt : null;
+    }, undefined, { everyMs: 5, what: 'the first frame' });
   }
 
   /** After a failed step: every connection closed and the page back on the Servers screen. */
@@ -79,6 +96,11 @@ export class BrowserViewer {
 
   async framesDrawn(): Promise<number> {
     return this.page.evaluate(() => (window as unknown as { __gpuDeskViewer: { framesDrawn: number } }).__gpuDeskViewer.framesDrawn);
+  }
+
+  /** Area of the rectangles the viewer has received and drawn so far (pixel-carrying encodings). */
+  async pixelsReceived(): Promise<number> {
+    return this.page.evaluate(() => (window as unknown as { __gpuDeskViewer: { pixelsReceived: number } }).__gpuDeskViewer.pixelsReceived);
   }
 
   async bytesIn(): Promise<number> {

@@ -31,6 +31,11 @@ export class CdpBrowser {
     });
   }
 
+  /** The browser process (its renderers, GPU and utility processes are its descendants). */
+  get pid(): number {
+    return this.proc.pid!;
+  }
+
   static async launch(args: string[]): Promise<CdpBrowser> {
     const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-bench-chromium-'));
     const proc = spawn('/usr/bin/chromium', [

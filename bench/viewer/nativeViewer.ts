@@ -1,12 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { waitForX } from './x11';
 
+/** The native viewer's process and the X server that shows its window. */
+export interface NativePids { viewer: number; xvfb: number }
+
 /**
  * The reference: TigerVNC's own viewer (xtigervncviewer) on an Xvfb screen, with the same
  * quality/compression/encoding, connected for `seconds`. With `passwordFile` (vncpasswd -f output)
  * it authenticates with VNC authentication, else the server must offer None.
  */
-export async function runNativeViewer(opts: { port: number; width: number; height: number; quality: number; compression: number; seconds: number; xvfbDisplay: number; passwordFile?: string; afterStart?: () => void; beforeStop?: () => void }): Promise<void> {
+export async function runNativeViewer(opts: { port: number; width: number; height: number; quality: number; compression: number; seconds: number; xvfbDisplay: number; passwordFile?: string; afterStart?: (pids: NativePids) => void; beforeStop?: (pids: NativePids) => void }): Promise<void> {
   const xvfb = spawn('Xvfb', [`:${opts.xvfbDisplay}`, '-screen', '0', `${opts.width + 16}x${opts.height + 16}x24`, '-nolisten', 'tcp'], { stdio: 'ignore', detached: true });
   try {
     await waitForX(opts.xvfbDisplay);
@@ -17,10 +20,10 @@ export async function runNativeViewer(opts: { port: number; width: number; heigh
     ], { env: { ...process.env, DISPLAY: `:${opts.xvfbDisplay}` }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     let err = '';
     viewer.stderr!.on('data', (d) => (err += d));
-    opts.afterStart?.();
+    opts.afterStart?.({ viewer: viewer.pid!, xvfb: xvfb.pid! });
     await new Promise((r) => setTimeout(r, opts.seconds * 1000));
     if (viewer.exitCode !== null) throw new Error(`xtigervncviewer exited early: ${err.trim().split('\n').slice(-2).join(' ')}`);
-    opts.beforeStop?.();
+    opts.beforeStop?.({ viewer: viewer.pid!, xvfb: xvfb.pid! });
     await stop(viewer);
   } finally {
     await stop(xvfb);

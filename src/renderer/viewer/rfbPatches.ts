@@ -36,6 +36,7 @@ export interface RfbInternals {
   _display: DisplayInternals;
   clipViewport: boolean;
   _handleRect(): boolean;
+  _updateScale(): void;
   _FBU: { encoding: number | null; width: number; height: number };
   _fbDepth: number;
   _fbWidth: number;
@@ -50,7 +51,7 @@ export function internals(rfb: RFB): RfbInternals {
 
 export function checkRfbInternals(rfb: RFB): void {
   const r = internals(rfb);
-  const missing = ['_sendEncodings', '_handleRect', '_display', '_sock', '_FBU'].filter((k) => !(k in r));
+  const missing = ['_sendEncodings', '_handleRect', '_updateScale', '_display', '_sock', '_FBU'].filter((k) => !(k in r));
   const d = r._display as unknown as Record<string, unknown> | undefined;
   if (d) {
     missing.push(...['imageRect', 'drawImage', 'pending', 'flip', '_renderQPush', '_damage', '_rescale', 'resize', 'viewportChangeSize'].filter((k) => typeof d[k] !== 'function'));
@@ -217,11 +218,76 @@ export function installDirectDraw(rfb: RFB): void {
   };
 }
 
+/**
+ * "1:1" means whole device pixels per remote pixel. noVNC sizes its canvas in CSS pixels (scale 1),
+ * which at a fractional device-pixel ratio (125 %, 150 %) spreads each remote pixel over 1.25 or 1.5
+ * device pixels and resamples the whole desktop. This keeps the largest whole number of device pixels
+ * per remote pixel that the ratio allows (1 at 125 % and 150 %, 2 at 200 % and 250 %) by scaling by
+ * that over the ratio; noVNC maps the pointer through the same scale, so clicks land on the pixel
+ * under them. Other modes (scale to fit, resize the remote) pass through unchanged. Returns what
+ * stops its watching of the canvas's position.
+ */
+export function installDevicePixelScale(rfb: RFB, oneToOne: () => boolean): () => void {
+  const d = internals(rfb)._display;
+  const canvas = d._target;
+  const orig = d._rescale.bind(d);
+  // Whole device pixels per remote pixel need the canvas's origin on the device-pixel grid too:
+  // centred in its scroll box, or scrolled, it may sit a quarter device pixel off, and Chromium then
+  // blends the edge row and column with the background. A sub-pixel translate puts it back.
+  let dx = 0;
+  let dy = 0;
+  const align = () => {
+    const dpr = globalThis.devicePixelRatio || 1;
+    if (!oneToOne() || Number.isInteger(dpr)) {
+      if (dx !== 0 || dy !== 0) canvas.style.transform = '';
+      dx = dy = 0;
+      return;
+    }
+    const r = canvas.getBoundingClientRect();
+    const fx = Math.round(r.left * dpr) / dpr - r.left;
+    const fy = Math.round(r.top * dpr) / dpr - r.top;
+    if (Math.abs(fx) < 1e-3 && Math.abs(fy) < 1e-3) return;
+    dx += fx;
+    dy += fy;
+    canvas.style.transform = `translate(${dx}px, ${dy}px)`;
+  };
+  d._rescale = (factor: number) => {
+    const dpr = globalThis.devicePixelRatio || 1;
+    const exact = factor === 1 && oneToOne();
+    orig(exact ? deviceExactScale(dpr) : factor);
+    if (exact && !Number.isInteger(dpr)) {
+      // Layout keeps lengths in 1/64 CSS px: 640 device px at 150 % is 426.67 CSS px, which layout
+      // cuts to 426.656 (639.98 device px) and paint then shrinks the image by a column. Rounded
+      // up to the next 1/64 instead, the canvas covers its whole pixels and a hair more.
+      const s = d._scale;
+      canvas.style.width = `${Math.ceil(s * d._viewportLoc.w * 64) / 64}px`;
+      canvas.style.height = `${Math.ceil(s * d._viewportLoc.h * 64) / 64}px`;
+    }
+    align();
+  };
+  const box = canvas.parentElement;
+  const resized = typeof ResizeObserver === 'function' ? new ResizeObserver(align) : null;
+  resized?.observe(canvas);
+  if (box) resized?.observe(box);
+  box?.addEventListener('scroll', align, { passive: true });
+  globalThis.addEventListener?.('resize', align);
+  return () => {
+    resized?.disconnect();
+    box?.removeEventListener('scroll', align);
+    globalThis.removeEventListener?.('resize', align);
+  };
+}
+
+/** The CSS scale that shows a remote pixel as a whole number of device pixels (see installDevicePixelScale). */
+export function deviceExactScale(dpr: number): number {
+  return Math.max(1, Math.floor(dpr)) / dpr;
+}
+
 export interface FrameHooks {
   /** A frame (FramebufferUpdate) became visible. */
   onFrameDrawn(now: number): void;
-  /** A rectangle with this encoding started decoding. */
-  onRect(encoding: number): void;
+  /** A rectangle with this encoding and area (pixels) started decoding. */
+  onRect(encoding: number, pixels: number): void;
 }
 
 export function installHooks(rfb: RFB, hooks: FrameHooks): void {
@@ -237,8 +303,9 @@ export function installHooks(rfb: RFB, hooks: FrameHooks): void {
   r._handleRect = () => {
     // Re-entered while a rectangle's bytes arrive; count it once, when it completes.
     const enc = r._FBU.encoding;
+    const pixels = r._FBU.width * r._FBU.height;
     const done = origRect();
-    if (done && enc !== null) hooks.onRect(enc);
+    if (done && enc !== null) hooks.onRect(enc, pixels);
     return done;
   };
 }

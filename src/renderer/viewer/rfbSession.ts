@@ -2,7 +2,7 @@ import RFB from '@novnc/novnc';
 import type { ViewerPrefs, ViewerTicket } from '../../shared/models';
 import { CountingChannel } from './channel';
 import { ENC, encodingLabel, encodingList } from './encodings';
-import { checkRfbInternals, installDirectDraw, installFastPath, installHooks, overrideEncodings, requestFullUpdate } from './rfbPatches';
+import { checkRfbInternals, installDevicePixelScale, installDirectDraw, installFastPath, installHooks, internals, overrideEncodings, requestFullUpdate } from './rfbPatches';
 import { SampleRing, median, type ViewerSample } from './stats';
 import { adaptStep, initialAdaptive, type AdaptiveState } from './adaptive';
 
@@ -38,11 +38,14 @@ export class ViewerSession {
   firstFrameAt: number | null = null;
   readonly history = new SampleRing<ViewerSample>(60);
   framesDrawn = 0;
+  /** Area of the framebuffer rectangles received (pixel-carrying encodings): the benchmark's pixel rate. */
+  pixelsReceived = 0;
   private prefs: ViewerPrefs;
   private readonly turbo: boolean;
   private h264 = false;
   private adaptive: AdaptiveState;
   private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly stopAligning: () => void;
   private sec = { frames: 0, bytesIn: 0, bytesOut: 0, latencies: [] as number[], enc: new Map<number, number>() };
   private inputAt: number | null = null;
   private lastTick = { at: performance.now(), bytesIn: 0, bytesOut: 0 };
@@ -63,10 +66,14 @@ export class ViewerSession {
       installFastPath(this.rfb, { maxQueued: 3 });
       installDirectDraw(this.rfb);
     }
+    this.stopAligning = installDevicePixelScale(this.rfb, () => this.prefs.scale === 'native');
+    this.watchDevicePixelRatio();
     installHooks(this.rfb, {
       onFrameDrawn: (now) => this.frameDrawn(now),
-      onRect: (enc) => {
-        if (REAL_ENCODINGS.has(enc)) this.sec.enc.set(enc, (this.sec.enc.get(enc) ?? 0) + 1);
+      onRect: (enc, pixels) => {
+        if (!REAL_ENCODINGS.has(enc)) return;
+        this.sec.enc.set(enc, (this.sec.enc.get(enc) ?? 0) + 1);
+        if (enc !== ENC.copyRect) this.pixelsReceived += pixels;
       },
     });
     this.rfb.focusOnClick = true;
@@ -190,6 +197,8 @@ export class ViewerSession {
     // 1:1 shows the whole remote screen at its size; noVNC's screen element scrolls when it is larger.
     this.rfb.clipViewport = false;
     this.rfb.dragViewport = false;
+    // noVNC rescales only when scaleViewport flips; 1:1 and resize-remote differ at a fractional ratio too.
+    internals(this.rfb)._updateScale();
     // ?smooth: the browser's default sampling, only to measure what nearest sampling saves.
     if (this.opts.fastPath !== false && !new URLSearchParams(globalThis.location?.search ?? '').has('smooth')) this.setSampling(p.scale);
     if (codecChanged && this.state === 'connected') {
@@ -208,8 +217,25 @@ export class ViewerSession {
   private setSampling(scale: ViewerPrefs['scale']): void {
     const canvas = this.opts.target.querySelector('canvas');
     if (!canvas) return;
-    const exact = scale !== 'fit' && Number.isInteger(globalThis.devicePixelRatio ?? 1);
+    // 1:1 is whole device pixels per remote pixel at any ratio (installDevicePixelScale).
+    const exact = scale === 'native' || (scale === 'remote' && Number.isInteger(globalThis.devicePixelRatio ?? 1));
     canvas.style.imageRendering = exact ? 'pixelated' : '';
+  }
+
+  /**
+   * The window moved to a screen with another scale factor, or the user changed it: 1:1 follows, so
+   * the desktop stays whole device pixels per remote pixel.
+   */
+  private watchDevicePixelRatio(): void {
+    if (typeof matchMedia !== 'function') return;
+    const mq = matchMedia(`(resolution: ${globalThis.devicePixelRatio || 1}dppx)`);
+    const onChange = () => {
+      if (this.state === 'disconnected') return;
+      internals(this.rfb)._updateScale();
+      if (this.opts.fastPath !== false) this.setSampling(this.prefs.scale);
+      this.watchDevicePixelRatio();
+    };
+    mq.addEventListener('change', onChange, { once: true });
   }
 
   get currentQuality(): { quality: number; compression: number } {
@@ -242,6 +268,7 @@ export class ViewerSession {
   }
 
   close(): void {
+    this.stopAligning();
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     try {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseTurboStats, profiledRates } from '../../../bench/3d/turboLog';
 
-// Verbatim from a TurboVNC 3.3 Xvnc log (TVNC_PROFILE=1): a connection dropped at once, then a viewer.
+// From TurboVNC 3.3 Xvnc logs (TVNC_PROFILE=1): a connection dropped at once, then a viewer (its raw-equivalent line from another log).
 const LOG = `01/12/2026 19:42:15 [1] Got connection from 127.0.0.1 on port 47718
 01/12/2026 19:42:15 [1] Client gone
 01/12/2026 19:42:15 [1] Statistics:
@@ -23,17 +23,18 @@ const LOG = `01/12/2026 19:42:15 [1] Got connection from 127.0.0.1 on port 47718
 01/12/2026 19:43:31 [2]   framebuffer updates 61, rectangles 5016, bytes 7676972
 01/12/2026 19:43:31 [2]     LastRect markers 61, bytes 732
 01/12/2026 19:43:31 [2]     Tight rectangles 4954, bytes 7676228
+01/12/2026 19:43:31 [2]   raw equivalent 170.708836 Mbytes, compression ratio 32.924109
 01/12/2026 19:43:31 Number of connected clients: 0
 `;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-turbolog-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describe('TurboVNC Xvnc log (bench:3d counts the native viewer with it)', () => {
-  it('gives each closed connection its update count, bytes and JPEG settings, in order', () => {
+describe('TurboVNC Xvnc log (bench:3d and bench:viewer count both viewers with it)', () => {
+  it('gives each closed connection its update count, bytes, pixels (raw equivalent / 4) and JPEG settings, in order', () => {
     expect(parseTurboStats(LOG)).toEqual([
-      { updates: 0, bytes: 0, jpeg: null },
-      { updates: 61, bytes: 7676972, jpeg: 'subsampling 0, Q79' },
+      { updates: 0, bytes: 0, pixels: null, jpeg: null },
+      { updates: 61, bytes: 7676972, pixels: 170.708836e6 / 4, jpeg: 'subsampling 0, Q79' },
     ]);
   });
 
