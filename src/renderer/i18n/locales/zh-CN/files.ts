@@ -21,7 +21,7 @@ const zhCN: Catalogue<typeof en> = {
   saved: '已将 {{name}} 保存到 {{file}}',
   uploads: '上传',
   uploadingTo: '{{name}} → {{folder}}',
-  progress: '{{done}} / {{total}}',
+  progress: '已上传 {{done}}，共 {{total}}',
   cancel: '取消',
   cancelAria: '取消上传 {{name}}',
   state: {
