@@ -39,16 +39,16 @@ async function screenUnlikeServer(page: Page, home: string, display: number, dpr
     const r = document.querySelector(sel)!.getBoundingClientRect();
     return { x: r.left, y: r.top, w: r.width, h: r.height };
   }, CANVAS);
-  // Layout keeps sizes in 1/64 CSS px (426.65625 for 640 device px at 150 %); paint snaps edges to whole device pixels.
+  // Layout lengths carry fractions (e.g. 639.98 device px for 640): whole device pixels are what count.
   if (Math.round(box.w * dpr) !== DESK.w || Math.round(box.h * dpr) !== DESK.h) return -1;
   const shot = await pngToRgb(await page.screenshot({ scale: 'device' }));
-  // Chromium snaps the canvas to the device-pixel grid: its origin rounds to a whole device pixel.
+  // The viewer puts the canvas's origin on the device-pixel grid; rounding only drops float error.
   const shown = crop(shot, { x: Math.round(box.x * dpr), y: Math.round(box.y * dpr), ...DESK });
   return differingPixels(shown, await serverScreen(home, display, { x: 0, y: 0, ...DESK }));
 }
 
-// 150 % is not here yet: there the canvas's left and right device columns still come out blended
-// with the page behind them (half covered), although every pixel between them is exact.
+// 150 % is not here yet: there the desktop's outermost device rows and columns still came out
+// blended with the page behind them (README, "The viewer in Electron and in the browser").
 for (const dpr of [1.25]) {
   test.describe(`at ${dpr * 100} % (deviceScaleFactor ${dpr})`, () => {
     test.use({ deviceScaleFactor: dpr });
