@@ -5,6 +5,7 @@ import {
 } from 'electron';
 import { createAppCore } from '../core/app/createAppCore';
 import type { AppCore } from '../core/app/appCore';
+import type { FileDialogs, FilePurpose } from '../core/app/fileDialogs';
 import { ChannelHub } from '../core/vnc/channelHub';
 import { createEventForwarder } from '../core/ipc/dispatch';
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../shared/bridge';
@@ -39,6 +40,7 @@ let toldAboutTray = false;
 let tunnels: TunnelView[] = [];
 let forwards: ForwardView[] = [];
 let savedProfiles: Profile[] = [];
+let emitToWindows: Emit | null = null;
 const connectionLabels: Record<string, string> = {};
 
 if (!app.requestSingleInstanceLock()) {
@@ -147,8 +149,10 @@ async function start(): Promise<void> {
       const r = mainWindow && !mainWindow.isDestroyed() ? await dialog.showOpenDialog(mainWindow, opts) : await dialog.showOpenDialog(opts);
       return r.canceled || !r.filePaths[0] ? null : r.filePaths[0];
     },
+    dialogs: nativeDialogs(),
     log: (l) => log.info('%s', l),
   });
+  emitToWindows = emit;
   const handlers = core.handlers();
   // The tray's "Open Tunnel to" list follows the saved servers as the window changes them.
   for (const m of ['profiles.save', 'profiles.remove', 'profiles.importSshConfig'] as const) {
@@ -171,6 +175,41 @@ async function start(): Promise<void> {
   buildAppMenu();
   createTray();
   createWindow();
+}
+
+const DIALOG_FILTERS: Record<FilePurpose, Electron.FileFilter[]> = {
+  profiles: [{ name: 'gpu-desk servers (JSON)', extensions: ['json'] }, { name: 'All files', extensions: ['*'] }],
+  key: [{ name: 'All files', extensions: ['*'] }],
+};
+
+/** Files are chosen here, never named by the window (see src/core/app/fileDialogs.ts). */
+function nativeDialogs(): FileDialogs {
+  const parent = () => (mainWindow && !mainWindow.isDestroyed() ? mainWindow : undefined);
+  return {
+    openFile: async ({ purpose }) => {
+      const opts: Electron.OpenDialogOptions = {
+        title: purpose === 'key' ? 'Import a private key' : 'Import servers',
+        // Private keys live in ~/.ssh, a hidden folder the dialog would otherwise hide.
+        ...(purpose === 'key' ? { defaultPath: path.join(app.getPath('home'), '.ssh') } : {}),
+        properties: ['openFile', 'showHiddenFiles'],
+        filters: DIALOG_FILTERS[purpose],
+      };
+      const w = parent();
+      const r = w ? await dialog.showOpenDialog(w, opts) : await dialog.showOpenDialog(opts);
+      return r.canceled || !r.filePaths[0] ? null : r.filePaths[0];
+    },
+    saveFile: async ({ purpose, defaultName }) => {
+      const opts: Electron.SaveDialogOptions = { title: 'Export servers', defaultPath: path.join(app.getPath('documents'), defaultName), filters: DIALOG_FILTERS[purpose] };
+      const w = parent();
+      const r = w ? await dialog.showSaveDialog(w, opts) : await dialog.showSaveDialog(opts);
+      return r.canceled || !r.filePath ? null : r.filePath;
+    },
+  };
+}
+
+function windowCommand(command: 'profiles.export' | 'profiles.import' | 'keys.show'): void {
+  showWindow();
+  emitToWindows?.('app.command', { command });
 }
 
 function frameOf(event: IpcMainInvokeEvent): FrameInfo | null {
@@ -337,6 +376,9 @@ function buildAppMenu(): void {
         setKeepRunning,
         openLogFolder: () => void shell.openPath(app.getPath('logs')),
         openDataFolder: () => void shell.openPath(app.getPath('userData')),
+        importProfiles: () => windowCommand('profiles.import'),
+        exportProfiles: () => windowCommand('profiles.export'),
+        showKeys: () => windowCommand('keys.show'),
       }),
     ),
   );

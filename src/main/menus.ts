@@ -7,6 +7,10 @@ export interface AppMenuActions {
   setKeepRunning(on: boolean): void;
   openLogFolder(): void;
   openDataFolder(): void;
+  /** Carried out by the window (the same flow as its buttons), so results show where the person looks. */
+  importProfiles(): void;
+  exportProfiles(): void;
+  showKeys(): void;
 }
 
 export function appMenuTemplate(
@@ -34,6 +38,10 @@ export function appMenuTemplate(
     {
       label: '&File',
       submenu: [
+        { id: 'import-profiles', label: 'Import Servers…', click: () => act.importProfiles() },
+        { id: 'export-profiles', label: 'Export Servers…', click: () => act.exportProfiles() },
+        { id: 'show-keys', label: 'SSH Keys', accelerator: 'CmdOrCtrl+K', click: () => act.showKeys() },
+        { type: 'separator' },
         ...(mac ? [] : [keepRunning, { type: 'separator' } as const]),
         { label: 'Open Log Folder', click: () => act.openLogFolder() },
         { label: 'Open Data Folder', click: () => act.openDataFolder() },

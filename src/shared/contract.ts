@@ -6,12 +6,18 @@
  */
 import { z } from 'zod';
 import type {
+  AppCommand,
   AppInfo,
   ByteCounters,
   ConnectionView,
   ForwardView,
   GpuSample,
+  KeyInstallView,
+  KeyRemoveView,
+  KeyView,
   Profile,
+  ProfilesExportView,
+  ProfilesImportView,
   PromptRequest,
   RemoteFolderView,
   ServerReportView,
@@ -142,6 +148,25 @@ export const methods = {
   'profiles.sshConfigHosts': m(empty, out<SshConfigHost[]>()),
   'profiles.importSshConfig': m(z.strictObject({ aliases: z.array(host).min(1).max(200) }), out<SshImportResult>()),
 
+  /**
+   * Files are chosen in the main process (a native dialog; the harness's stand-in in tests): a window
+   * never names a path for the main process to read or write. null: the user cancelled the dialog.
+   */
+  'profiles.exportFile': m(empty, out<ProfilesExportView | null>()),
+  'profiles.importFile': m(z.strictObject({ replace: z.boolean() }), out<ProfilesImportView | null>()),
+
+  'keys.list': m(empty, out<KeyView[]>()),
+  'keys.generate': m(z.strictObject({ name }), out<KeyView>()),
+  /** A private key file chosen in main; an encrypted one asks its passphrase as a `prompt` (kind passphrase). null: dialog cancelled. */
+  'keys.importFile': m(z.strictObject({ name }), out<KeyView | null>()),
+  /** With fromProfileId: first removed from that server's authorized_keys (connecting as the profile does). */
+  'keys.remove': m(z.strictObject({ name, fromProfileId: id.optional(), force: z.boolean() }), out<KeyRemoveView>()),
+  /**
+   * Put the key on the profile's server (logging in as the profile does: its password is asked as a
+   * `prompt` unless remembered), prove a login with only that key, then switch the profile to it.
+   */
+  'keys.install': m(z.strictObject({ name, profileId: id }), out<KeyInstallView>()),
+
   'connections.list': m(empty, out<ConnectionView[]>()),
   /** Starts connecting; prompts arrive as `prompt` events; resolves once ready (or rejects). */
   'connections.open': m(z.strictObject({ profileId: id }), out<ConnectionView>()),
@@ -229,6 +254,8 @@ export const events = {
   'settings.changed': out<SettingsView>(),
   'forwards.changed': out<ForwardView[]>(),
   'files.progress': out<UploadProgress>(),
+  /** A main-process menu item the window carries out. */
+  'app.command': out<{ command: AppCommand }>(),
 } as const;
 
 export type Methods = typeof methods;

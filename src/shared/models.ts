@@ -373,3 +373,58 @@ export interface UploadProgress {
   bytes: number;
   total: number;
 }
+/** A key pair in the OS keychain, as the Keys screen lists it (never the private half). */
+export interface KeyView {
+  name: string;
+  type: string;
+  /** "SHA256:…", as ssh-keygen -l prints it. */
+  fingerprint: string;
+  /** The authorized_keys line. */
+  publicKey: string;
+  comment: string;
+  source: 'generated' | 'imported';
+  createdAt: string;
+  /** "user@host:port" of servers gpu-desk installed it on. */
+  installedOn: string[];
+}
+
+export interface KeyInstallView {
+  key: string;
+  /** Where it went ("user@host:port"). */
+  server: string;
+  /** false: the key was there already (nothing appended). */
+  added: boolean;
+  /** A fresh login offering only this key worked. */
+  keyLoginOk: boolean;
+  /** Why the key-only login failed (keyLoginOk false). */
+  keyLoginError: string | null;
+  /** The profile now signs in with the key (only after a key-only login worked). */
+  profileSwitched: boolean;
+  /** Server commands that turn password login off: shown, never run by gpu-desk. */
+  passwordOffCommands: string[];
+}
+
+export interface KeyRemoveView {
+  removed: string;
+  /** Profiles that used the key and now sign in automatically. */
+  profilesChanged: string[];
+  /** Set when removal from a server's authorized_keys was asked for. */
+  server: { label: string; removed: boolean } | null;
+}
+
+export interface ProfilesExportView {
+  /** The file written (its base name only: the window never needs full local paths). */
+  file: string;
+  count: number;
+}
+
+export interface ProfilesImportView {
+  file: string;
+  added: string[];
+  replaced: string[];
+  skipped: string[];
+  warnings: string[];
+}
+
+/** Menu items in the Electron main process that the window carries out (same flow as its buttons). */
+export type AppCommand = 'profiles.export' | 'profiles.import' | 'keys.show';

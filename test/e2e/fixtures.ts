@@ -30,6 +30,13 @@ export interface Env {
   shot(page: Page, name: string): Promise<void>;
   /** The Electron app's window (Electron shell only). */
   window: Page | null;
+  /** Every line the app's core logged in this worker (harness shell), for secret scans. */
+  log: string[];
+  /**
+   * The harness's stand-in for the native file dialogs (Chromium cannot show Electron's): each
+   * open/save dialog takes the next path queued here; null is the user pressing Cancel.
+   */
+  dialogs: { queue(...paths: (string | null)[]): void; pending(): number };
 }
 
 const root = path.resolve(__dirname, '../..');
@@ -83,6 +90,12 @@ export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell
       let launched: LaunchedApp | null = null;
       let window: Page | null = null;
       let app: AppDriver;
+      const log: string[] = [];
+      const dialogQueue: (string | null)[] = [];
+      const nextPath = async () => {
+        if (!dialogQueue.length) throw new Error('a file dialog opened that the test did not expect (queue its answer with env.dialogs.queue)');
+        return dialogQueue.shift()!;
+      };
       if (shell === 'electron' && 'path' in electron) {
         // The real app reads ~/.ssh/config and ~/.ssh/known_hosts: a private HOME holds the test's.
         const userHome = path.join(home, 'user-home');
@@ -107,7 +120,11 @@ export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell
           },
         };
       } else {
-        const h = await startHarness({ build: false, log: () => {}, deps: { sshConfigPath, userKnownHostsFiles: [] } });
+        const h = await startHarness({
+          build: false,
+          log: (l) => log.push(l),
+          deps: { sshConfigPath, userKnownHostsFiles: [], dialogs: { openFile: nextPath, saveFile: nextPath } },
+        });
         harness = h;
         app = {
           open: async (page) => {
@@ -136,7 +153,8 @@ export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell
           return false;
         }
       };
-      await use({ bed, desktop, app, home, sshConfigPath, shot, window });
+      const dialogs = { queue: (...paths: (string | null)[]) => void dialogQueue.push(...paths), pending: () => dialogQueue.length };
+      await use({ bed, desktop, app, home, sshConfigPath, shot, window, log, dialogs });
       await harness?.close();
       await launched?.close();
       const after = await bedSessions();

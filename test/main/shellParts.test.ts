@@ -107,7 +107,7 @@ function flat(items: MenuItemConstructorOptions[]): MenuItemConstructorOptions[]
 }
 
 describe('menus', () => {
-  const noop = { setKeepRunning: () => {}, openLogFolder: () => {}, openDataFolder: () => {} };
+  const noop = { setKeepRunning: () => {}, openLogFolder: () => {}, openDataFolder: () => {}, importProfiles: () => {}, exportProfiles: () => {}, showKeys: () => {} };
   it('has the usual roles and shortcuts on each platform, dev tools only in development', () => {
     for (const platform of ['linux', 'win32', 'darwin'] as const) {
       const roles = flat(appMenuTemplate({ platform, dev: false, keepRunningInTray: true, appName: 'gpu-desk' }, noop)).map((i) => i.role).filter(Boolean);
@@ -118,6 +118,19 @@ describe('menus', () => {
     }
     const dev = flat(appMenuTemplate({ platform: 'linux', dev: true, keepRunningInTray: true, appName: 'gpu-desk' }, noop)).map((i) => i.role);
     expect(dev).toContain('toggleDevTools');
+  });
+
+  it('the File menu imports and exports servers and opens the Keys screen, on every platform', () => {
+    for (const platform of ['linux', 'win32', 'darwin'] as const) {
+      const calls: string[] = [];
+      const template = appMenuTemplate({ platform, dev: false, keepRunningInTray: true, appName: 'gpu-desk' }, {
+        ...noop, importProfiles: () => calls.push('import'), exportProfiles: () => calls.push('export'), showKeys: () => calls.push('keys'),
+      });
+      const file = template.find((m) => m.label === '&File')!;
+      const items = flat(Array.isArray(file.submenu) ? file.submenu : []);
+      for (const id of ['import-profiles', 'export-profiles', 'show-keys']) items.find((i) => i.id === id)!.click!({} as never, undefined, {} as never);
+      expect(calls, platform).toEqual(['import', 'export', 'keys']);
+    }
   });
 
   it('the keep-running checkbox reports its new state', () => {

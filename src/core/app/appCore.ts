@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { SFTPWrapper } from 'ssh2';
 import { GpuDeskError, redactSecrets, registerSecret, toErrorValue } from '../errors';
@@ -7,15 +8,21 @@ import type { ConnectOptions, ConnectionStateEvent, KeySource } from '../ssh/typ
 import { TunnelManager } from '../tunnels/tunnelManager';
 import type { ProfileStore } from '../profiles/profileStore';
 import type { SecretStore } from '../keychain/secretStore';
-import { account } from '../keychain/secretStore';
+import type { KeyStore } from '../keychain/keyStore';
+import { keychainKeySource } from '../keychain/keySource';
+import { installAndVerify, removePublicKeyFromServer } from '../keychain/installKey';
+import { forgetPassword, savedPassword, savePassword } from '../keychain/passwords';
+import { passwordLoginOffCommands } from '../keychain/passwordLoginOff';
+import { exportProfilesToFile, importProfilesFromFile } from '../profiles/exchange';
+import type { FileDialogs } from './fileDialogs';
 import type { ChannelHub } from '../vnc/channelHub';
 import type { ChannelCounters } from '../vnc/pipe';
 import type { Emit, Handlers, ParsedInput } from '../../shared/contract';
-import type { AppSettings, ConnectionView, ForwardSpec, ForwardView, Profile, SettingsView, TunnelView, VncFlavor } from '../../shared/models';
+import type { AppSettings, ConnectionView, ForwardSpec, ForwardView, KeyInstallView, KeyRemoveView, KeyView, Profile, SettingsView, TunnelView, VncFlavor } from '../../shared/models';
 import { FileTransfers } from './fileTransfers';
 import { PromptBroker } from './prompts';
 import type { RemoteOps } from './remoteOps';
-import { gpuView, planView, progressView, reportView, resultView, sessionView } from './views';
+import { gpuView, keyView, planView, progressView, reportView, resultView, sessionView } from './views';
 import { probeHttp, probeLocalHttp, viewerCommands } from './tunnelInfo';
 import { importSshConfigHosts, listSshConfigHosts } from './sshConfigImport';
 import { escapeServerText } from '../serverText';
@@ -39,6 +46,10 @@ export interface AppCoreDeps {
   secrets?: SecretStore;
   /** Keys kept in the OS keychain, for profiles with auth kind keychain-key. */
   keychainKeySource?(keyName: string): KeySource;
+  /** The Keys screen's store (the same one the CLI's "gpu-desk keys" uses). */
+  keys?: KeyStore;
+  /** Native file dialogs (Electron) or the harness's stand-in. */
+  dialogs?: FileDialogs;
   sshConfigPath?: string | null;
   userKnownHostsFiles?: string[];
   openExternal?(url: string): Promise<void>;
@@ -65,6 +76,14 @@ interface Live {
   forwards: Map<string, { http: ForwardView['http'] }>;
   /** One SFTP session per link; a reconnect starts a new one. */
   sftp: Promise<SFTPWrapper> | null;
+  /** "hop fingerprint" of host keys the person accepted for this connection: the key-only proving login trusts them too. */
+  accepted: Set<string>;
+}
+
+/** A profile's password for one connection: the remembered one (tried first) and what the person typed. */
+interface PasswordState {
+  saved?: string;
+  typed?: string;
 }
 
 interface Viewer {
@@ -117,8 +136,27 @@ export class AppCore {
         const p = await this.profileById(id);
         // A removed server is disconnected too: nothing stays open for a profile the user cannot see.
         for (const l of [...this.live.values()]) if (l.profile.id === id) await this.close(l.id);
+        // Its secrets go first: a keychain that refuses leaves the profile listed, so nothing is orphaned unseen.
+        if (this.deps.secrets) await forgetPassword(this.deps.secrets, p.id);
         await this.deps.profiles.remove(p.name);
       },
+      'profiles.exportFile': async () => {
+        const file = await this.dialogs().saveFile({ purpose: 'profiles', defaultName: 'gpu-desk-profiles.json' });
+        if (!file) return null;
+        const doc = await exportProfilesToFile(this.deps.profiles, file);
+        return { file: path.basename(file), count: doc.profiles.length };
+      },
+      'profiles.importFile': async ({ replace }) => {
+        const file = await this.dialogs().openFile({ purpose: 'profiles' });
+        if (!file) return null;
+        const r = await importProfilesFromFile(this.deps.profiles, file, { replace });
+        return { file: path.basename(file), added: r.added.map((p) => p.name), replaced: r.replaced.map((p) => p.name), skipped: r.skipped.map((x) => `${x.name}: ${x.reason}`), warnings: r.warnings };
+      },
+      'keys.list': async () => (await this.keyStore().list()).map(keyView),
+      'keys.generate': async ({ name }) => keyView(await this.keyStore().generate(name)),
+      'keys.importFile': (i) => this.importKeyFile(i.name),
+      'keys.remove': (i) => this.removeKey(i),
+      'keys.install': (i) => this.installKey(i),
       'profiles.sshConfigHosts': async () => listSshConfigHosts(this.deps.profiles, this.deps.sshConfigPath ?? undefined),
       'profiles.importSshConfig': async ({ aliases }) => importSshConfigHosts(this.deps.profiles, aliases, this.deps.sshConfigPath ?? undefined),
       'connections.list': async () => [...this.live.values()].map((l) => this.view(l)),
@@ -301,7 +339,11 @@ export class AppCore {
     const { id, ...fields } = profile;
     if (!id) return (await this.deps.profiles.add(fields)) as Profile;
     const existing = await this.profileById(id);
-    return (await this.deps.profiles.edit(existing.name, fields)) as Profile;
+    const saved = (await this.deps.profiles.edit(existing.name, fields)) as Profile;
+    // "Remember" unticked (or another sign-in chosen): the keychain entry has no owner any more.
+    const stillRemembered = saved.auth.kind === 'password' && saved.auth.remember;
+    if (!stillRemembered && existing.auth.kind === 'password' && existing.auth.remember && this.deps.secrets) await forgetPassword(this.deps.secrets, id);
+    return saved;
   }
 
   private async profileById(id: string): Promise<Profile> {
@@ -321,8 +363,15 @@ export class AppCore {
     return l;
   }
 
-  private async connectOptions(p: Profile, connectionId: string, typed: string[]): Promise<ConnectOptions> {
+  private async connectOptions(p: Profile, l: Live, pw: PasswordState): Promise<ConnectOptions> {
     const ask = this.prompts;
+    const { id: connectionId, typed } = l;
+    const askPassword = async (user: string, host: string): Promise<string | null> => {
+      const a = await ask.ask(connectionId, { kind: 'password', user, host });
+      const v = a.kind === 'secret' ? remember(a.value) : null;
+      if (v !== null) pw.typed = v;
+      return v;
+    };
     const opts: ConnectOptions = {
       destination: p.user ? `${p.user}@${p.host}` : p.host,
       port: p.port,
@@ -338,19 +387,27 @@ export class AppCore {
       callbacks: {
         onUnknownHostKey: async (h) => {
           const a = await ask.ask(connectionId, { kind: 'hostKey', host: h.host, port: h.port, keyType: h.keyType, fingerprint: h.fingerprint, hop: h.hop });
-          return a.kind === 'hostKey' ? a.decision : 'reject';
+          const decision = a.kind === 'hostKey' ? a.decision : 'reject';
+          if (decision !== 'reject') l.accepted.add(`${h.hop} ${h.fingerprint}`);
+          return decision;
         },
         askPassphrase: async ({ keyLabel }) => {
           const a = await ask.ask(connectionId, { kind: 'passphrase', keyLabel });
           return a.kind === 'secret' ? remember(a.value) : null;
         },
-        askPassword: async ({ user, host }) => {
-          const a = await ask.ask(connectionId, { kind: 'password', user, host });
-          return a.kind === 'secret' ? remember(a.value) : null;
-        },
+        askPassword: ({ user, host }) => askPassword(user, host),
         notice: (line) => this.log(redactSecrets(`[${p.name}] ${line}`, typed)),
         banner: (text) => this.log(redactSecrets(`[${p.name}] banner: ${escapeServerText(text.trimEnd())}`, typed)),
         keyboardInteractive: async (kb) => {
+          // PAM servers ask for the password as one hidden keyboard-interactive prompt, before the
+          // password method: for a password profile it is the same password, remembered or asked
+          // (and remembered) as such.
+          const q = kb.prompts;
+          if (p.auth.kind === 'password' && q.length === 1 && !q[0].echo && /password/i.test(q[0].prompt)) {
+            const known = pw.typed ?? pw.saved;
+            const v = known ?? (await askPassword(p.user ?? '', p.host));
+            return v === null ? null : [v];
+          }
           const a = await ask.ask(connectionId, { kind: 'keyboardInteractive', name: kb.name, instructions: kb.instructions, prompts: kb.prompts });
           if (a.kind !== 'answers' || !a.values) return null;
           for (const v of a.values) {
@@ -381,13 +438,8 @@ export class AppCore {
       case 'password': {
         opts.agent = false;
         opts.identityFiles = [];
-        if (p.auth.remember && this.deps.secrets) {
-          const pw = await this.deps.secrets.get(account.password(p.id));
-          if (pw) {
-            registerSecret(pw);
-            opts.password = pw;
-          }
-        }
+        const known = pw.typed ?? pw.saved;
+        if (known !== undefined) opts.password = known;
         break;
       }
     }
@@ -402,11 +454,11 @@ export class AppCore {
     }
     const id = `c${randomBytes(6).toString('hex')}`;
     const label = `${profile.user ? `${profile.user}@` : ''}${profile.host}${profile.port === 22 ? '' : `:${profile.port}`}`;
-    const l: Live = { id, profile, label, conn: null, state: 'connecting', error: null, tunnels: null, flavor: null, vncPasswords: new Map(), typed: [], forwardTunnels: new Map(), forwards: new Map(), sftp: null };
+    const l: Live = { id, profile, label, conn: null, state: 'connecting', error: null, tunnels: null, flavor: null, vncPasswords: new Map(), typed: [], forwardTunnels: new Map(), forwards: new Map(), sftp: null, accepted: new Set() };
     this.live.set(id, l);
     this.deps.emit('connection.state', this.view(l));
     try {
-      const conn = await connectSsh(await this.connectOptions(profile, id, l.typed));
+      const conn = await this.dial(profile, l);
       l.conn = conn;
       l.tunnels = new TunnelManager(conn);
       l.state = 'ready';
@@ -430,6 +482,129 @@ export class AppCore {
       this.live.delete(id);
       throw e;
     }
+  }
+
+  /**
+   * Connects as the profile says. A remembered password is tried first; when the server refuses it,
+   * the person is asked (once) and what worked replaces it. A password typed for a profile that
+   * remembers passwords is saved only after the server accepted it.
+   */
+  private async dial(profile: Profile, l: Live): Promise<SshConnection> {
+    const secrets = this.deps.secrets;
+    const remembers = profile.auth.kind === 'password' && profile.auth.remember && secrets !== undefined;
+    const pw: PasswordState = {};
+    if (remembers) pw.saved = (await savedPassword(secrets!, profile.id)) ?? undefined;
+    let conn: SshConnection;
+    try {
+      conn = await connectSsh(await this.connectOptions(profile, l, pw));
+    } catch (e) {
+      if (pw.saved === undefined || (e as GpuDeskError).code !== 'AUTH_FAILED') throw e;
+      this.log(`[${profile.name}] the remembered password was refused; asking for it again`);
+      pw.saved = undefined;
+      pw.typed = undefined;
+      conn = await connectSsh(await this.connectOptions(profile, l, pw));
+    }
+    if (remembers && pw.typed !== undefined) {
+      await savePassword(secrets!, profile.id, pw.typed).catch((e: unknown) => this.log(`[${profile.name}] could not remember the password: ${toErrorValue(e).message}`));
+    }
+    return conn;
+  }
+
+  private dialogs(): FileDialogs {
+    if (!this.deps.dialogs) throw new GpuDeskError('BAD_ARGUMENT', 'Choosing files is not available in this window', 'use the command line: gpu-desk profiles export/import, gpu-desk keys import');
+    return this.deps.dialogs;
+  }
+
+  private keyStore(): KeyStore {
+    if (!this.deps.keys) throw new GpuDeskError('KEYCHAIN_UNAVAILABLE', 'Keychain keys are not available in this build', 'use a key file or the agent for this server');
+    return this.deps.keys;
+  }
+
+  private async importKeyFile(name: string): Promise<KeyView | null> {
+    const keys = this.keyStore();
+    const file = await this.dialogs().openFile({ purpose: 'key' });
+    if (!file) return null;
+    // Its own prompt "connection", so the passphrase dialog can be cancelled like any other question.
+    const askId = `key-import-${randomBytes(6).toString('hex')}`;
+    try {
+      const rec = await keys.importFile(name, file, {
+        askPassphrase: async ({ attempt }) => {
+          const a = await this.prompts.ask(askId, { kind: 'passphrase', keyLabel: `${path.basename(file)}${attempt > 1 ? ' (wrong passphrase, try again)' : ''}` });
+          return a.kind === 'secret' ? remember(a.value) : null;
+        },
+      });
+      return keyView(rec);
+    } finally {
+      this.prompts.cancelFor(askId);
+    }
+  }
+
+  /** The live connection for a profile, opened (with its usual questions) when there is none. */
+  private async liveFor(profileId: string): Promise<Live> {
+    const v = await this.open(profileId);
+    return this.ready(v.id);
+  }
+
+  private async installKey({ name, profileId }: ParsedInput<'keys.install'>): Promise<KeyInstallView> {
+    const keys = this.keyStore();
+    const publicKey = await keys.publicKey(name);
+    const l = await this.liveFor(profileId);
+    const server = l.conn!.label;
+    const report = await installAndVerify(l.conn!, publicKey, () => this.proveKeyLogin(l, name));
+    await keys.noteInstalled(name, server, true);
+    let profileSwitched = false;
+    if (report.keyLogin.ok) {
+      const p = await this.profileById(profileId);
+      if (!(p.auth.kind === 'keychain-key' && p.auth.key === name)) await this.deps.profiles.edit(p.name, { auth: { kind: 'keychain-key', key: name } });
+      profileSwitched = true;
+    }
+    return {
+      key: name,
+      server,
+      added: report.added,
+      keyLoginOk: report.keyLogin.ok,
+      keyLoginError: report.keyLogin.ok ? null : redactSecrets(report.keyLogin.message, l.typed),
+      profileSwitched,
+      passwordOffCommands: passwordLoginOffCommands(),
+    };
+  }
+
+  /** A fresh login offering only the keychain key: no agent, no key files, no password, no questions. */
+  private async proveKeyLogin(l: Live, name: string): Promise<void> {
+    const base = await this.connectOptions(l.profile, l, {});
+    const { password: _pw, identityFiles: _ids, callbacks: _cb, ...rest } = base;
+    const conn = await connectSsh({
+      ...rest,
+      agent: false,
+      identityFiles: [],
+      onlyGivenKeys: true,
+      keySources: [keychainKeySource(this.keyStore(), [name])],
+      reconnect: { enabled: false },
+      callbacks: { onUnknownHostKey: async (h) => (l.accepted.has(`${h.hop} ${h.fingerprint}`) ? 'accept-once' : 'reject') },
+    });
+    try {
+      const r = await conn.exec('true', { timeoutMs: 20_000 });
+      if (r.code !== 0) throw new GpuDeskError('REMOTE_COMMAND_FAILED', `logged in, but the server refused to run a command (exit ${r.code})`, "check the account's shell on the server");
+    } finally {
+      await conn.close();
+    }
+  }
+
+  private async removeKey({ name, fromProfileId, force }: ParsedInput<'keys.remove'>): Promise<KeyRemoveView> {
+    const keys = this.keyStore();
+    const rec = await keys.get(name);
+    // Refused before the server is touched, so a refusal changes nothing anywhere.
+    const users = ((await this.deps.profiles.list()) as Profile[]).filter((p) => p.auth.kind === 'keychain-key' && p.auth.key === name);
+    if (users.length && !force) throw new GpuDeskError('BAD_ARGUMENT', `Key "${name}" is used by ${users.map((p) => p.name).join(', ')}`, 'switch those servers to another sign-in first, or remove it with force (they then sign in automatically)');
+    let server: KeyRemoveView['server'] = null;
+    if (fromProfileId) {
+      const l = await this.liveFor(fromProfileId);
+      const r = await removePublicKeyFromServer(l.conn!, rec.publicKey);
+      server = { label: l.conn!.label, removed: r.removed };
+      await keys.noteInstalled(name, l.conn!.label, false);
+    }
+    const r = await keys.remove(name, { force });
+    return { removed: name, profilesChanged: r.profilesChanged, server };
   }
 
   private async close(connectionId: string): Promise<void> {

@@ -33,6 +33,7 @@ export async function createAppCore(deps: Required & Partial<AppCoreDeps>): Prom
     settingsFile: path.join(paths.dataDir, 'settings.json'),
     secrets,
     keychainKeySource: (name) => keychainKeySource(keys, [name]),
+    keys,
     ...deps,
   });
 }

@@ -1,5 +1,6 @@
 import type { GpuInfo, ServerReport, VncSessionInfo, SetupPlan, ApplyResult, PlanProgress } from '../remote/types';
-import type { GpuView, ServerReportView, SetupPlanView, SetupProgress, SetupResultView, VncSessionView } from '../../shared/models';
+import type { GpuView, KeyView, ServerReportView, SetupPlanView, SetupProgress, SetupResultView, VncSessionView } from '../../shared/models';
+import type { KeyRecord } from '../profiles/schema';
 import { redactSecrets } from '../errors';
 
 /** Core values → the renderer's view models (explicit, so a core field rename breaks the build here). */
@@ -59,4 +60,8 @@ export function resultView(r: ApplyResult): SetupResultView {
     steps: r.steps.map((s) => ({ id: s.id, status: s.status, ms: s.ms, output: redactSecrets(s.output) })),
     ...(r.error ? { error: { code: r.error.code, message: redactSecrets(r.error.message), ...(r.error.fix ? { fix: r.error.fix } : {}), ...(r.error.stepId ? { stepId: r.error.stepId } : {}) } } : {}),
   };
+}
+
+export function keyView(k: KeyRecord): KeyView {
+  return { name: k.name, type: k.type, fingerprint: k.fingerprint, publicKey: k.publicKey, comment: k.comment, source: k.source, createdAt: k.createdAt, installedOn: k.installedOn ?? [] };
 }

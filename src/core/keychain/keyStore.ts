@@ -126,6 +126,16 @@ export class KeyStore {
     });
   }
 
+  /** Remembers (or forgets) that the key is in `where`'s authorized_keys; a key removed meanwhile is left alone. */
+  async noteInstalled(name: string, where: string, installed: boolean): Promise<void> {
+    await this.profiles.update(async (doc) => {
+      const rec = doc.keys.find((k) => k.name === name);
+      if (!rec) return;
+      const rest = (rec.installedOn ?? []).filter((w) => w !== where);
+      rec.installedOn = installed ? [...rest, where] : rest;
+    });
+  }
+
   private async store(name: string, pair: KeyPair, source: KeyRecord['source']): Promise<KeyRecord> {
     registerSecret(pair.privateKey);
     const record: KeyRecord = {
@@ -137,6 +147,7 @@ export class KeyStore {
       storage: Buffer.byteLength(pair.privateKey, 'utf8') > this.secrets.maxSecretBytes ? 'sealed-file' : 'keychain',
       source,
       createdAt: new Date().toISOString(),
+      installedOn: [],
     };
     // Inside the profiles lock: two processes creating the same name cannot overwrite each other's secret.
     return this.profiles.update(async (doc) => {

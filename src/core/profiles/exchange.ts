@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import { z } from 'zod';
 import { GpuDeskError } from '../errors';
+import { writeFileAtomic } from './atomicFile';
 import { makeProfile, mergeImported, type ImportResult, type NewProfile, type ProfileStore } from './profileStore';
 import { describeZodError, profileSchema, SCHEMA_VERSION, type Profile } from './schema';
 import { jsonSyntaxWhere } from './jsonText';
@@ -86,4 +88,26 @@ export async function importProfiles(store: ProfileStore, text: string, opts: { 
     }
   });
   return result;
+}
+
+/** The CLI's --output and the app's Export menu item: written whole or not at all, readable by the owner only. */
+export async function exportProfilesToFile(store: ProfileStore, file: string, names?: string[]): Promise<ExportDoc> {
+  const doc = await exportProfiles(store, names);
+  try {
+    writeFileAtomic(file, JSON.stringify(doc, null, 2) + '\n', { mode: 0o600 });
+  } catch (e) {
+    throw new GpuDeskError('BAD_ARGUMENT', `cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'choose a folder you can write to');
+  }
+  return doc;
+}
+
+/** The CLI's "profiles import FILE" and the app's Import menu item; a bad file changes nothing. */
+export async function importProfilesFromFile(store: ProfileStore, file: string, opts: { replace?: boolean } = {}): Promise<ExchangeImportResult> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new GpuDeskError('BAD_ARGUMENT', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'check the path');
+  }
+  return importProfiles(store, text, { replace: opts.replace, source: file });
 }

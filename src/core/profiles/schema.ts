@@ -166,6 +166,8 @@ export const keyRecordSchema = z.object({
   storage: z.enum(['keychain', 'sealed-file']),
   source: z.enum(['generated', 'imported']),
   createdAt: z.string(),
+  /** "user@host:port" of each server gpu-desk put this key on (and has not removed it from since): what gpu-desk knows, not what the servers hold. */
+  installedOn: z.array(z.string()).default([]),
 });
 export type KeyRecord = z.infer<typeof keyRecordSchema>;
 

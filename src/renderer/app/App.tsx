@@ -7,12 +7,15 @@ import { PromptHost } from '../connect/PromptHost';
 import { ServerPage } from '../server/ServerPage';
 import { ViewerScreen } from '../viewer/ViewerScreen';
 import { TunnelScreen } from '../tunnel/TunnelScreen';
+import { KeysScreen } from '../keys/KeysScreen';
+import { useProfileExchange, type ProfileExchange } from '../servers/profileExchange';
 import { useTheme, ThemeSwitch } from './theme';
 import { useTranslation } from 'react-i18next';
 import { LanguageSwitch, useLanguageSetting } from '../i18n/language';
 
 export type Route =
   | { screen: 'servers' }
+  | { screen: 'keys' }
   | { screen: 'server'; connectionId: string; profileId: string }
   | { screen: 'viewer'; connectionId: string; profileId: string; display: number }
   | { screen: 'tunnel'; connectionId: string; profileId: string; tunnelId: string };
@@ -23,7 +26,12 @@ export interface AppState {
   tunnels: TunnelView[];
   reloadProfiles(): Promise<void>;
   go(r: Route): void;
+  /** Servers export/import (buttons on the servers screen and the File menu share it). */
+  exchange: ProfileExchange;
 }
+
+// UI text in one place, for the message catalogues (issue 18).
+const T = { keys: 'Keys' };
 
 export function App({ api }: { api: GpuDeskApi }) {
   const [route, setRoute] = useState<Route>({ screen: 'servers' });
@@ -44,6 +52,8 @@ export function App({ api }: { api: GpuDeskApi }) {
     }
   }, [api]);
 
+  const exchange = useProfileExchange(api, reloadProfiles);
+
   useEffect(() => {
     void reloadProfiles();
     void api.invoke('connections.list', {}).then(setConnections);
@@ -51,22 +61,30 @@ export function App({ api }: { api: GpuDeskApi }) {
     const offs = [
       api.on('connection.state', (c) => setConnections((cs) => (c.state === 'closed' ? cs.filter((x) => x.id !== c.id).concat(c) : [...cs.filter((x) => x.id !== c.id), c]))),
       api.on('tunnels.changed', setTunnels),
+      // File menu items (Electron): carried out here, with the same flow and messages as the buttons.
+      api.on('app.command', ({ command }) => {
+        if (command === 'keys.show') setRoute({ screen: 'keys' });
+        else {
+          setRoute({ screen: 'servers' });
+          void (command === 'profiles.export' ? exchange.exportAll() : exchange.importFile());
+        }
+      }),
     ];
     return () => offs.forEach((o) => o());
   }, [api, reloadProfiles]);
 
   // A route whose connection closed falls back to the server list.
   useEffect(() => {
-    if (route.screen === 'servers') return;
+    if (route.screen === 'servers' || route.screen === 'keys') return;
     const c = connections.find((x) => x.id === route.connectionId);
     if (c && c.state === 'closed' && route.screen !== 'viewer') setRoute({ screen: 'servers' });
   }, [connections, route]);
 
-  const state: AppState = { profiles, connections, tunnels, reloadProfiles, go: setRoute };
+  const state: AppState = { profiles, connections, tunnels, reloadProfiles, go: setRoute, exchange };
   const profileOf = (id: string) => profiles.find((p) => p.id === id);
 
-  const serverName = route.screen === 'servers' ? null : (profileOf(route.profileId)?.name ?? t('serverFallback'));
-  const place = route.screen === 'viewer' ? `${serverName} ${t('displayCrumb', { display: route.display })}` : serverName;
+  const serverName = route.screen === 'servers' || route.screen === 'keys' ? null : (profileOf(route.profileId)?.name ?? t('serverFallback'));
+  const place = route.screen === 'viewer' ? `${serverName} ${t('displayCrumb', { display: route.display })}` : route.screen === 'keys' ? T.keys : serverName;
   useEffect(() => {
     document.title = place ? t('windowTitleWith', { place }) : t('windowTitle');
   }, [place, t]);
@@ -77,7 +95,8 @@ export function App({ api }: { api: GpuDeskApi }) {
         <header className="topbar">
           <button className="brand" onClick={() => setRoute({ screen: 'servers' })} aria-label={t('home')}>{t('appName')}</button>
           <nav aria-label={t('breadcrumb')} className="crumbs">
-            {route.screen !== 'servers' && (
+            {route.screen === 'keys' && <><span aria-hidden="true">›</span><span>{T.keys}</span></>}
+            {route.screen !== 'servers' && route.screen !== 'keys' && (
               <>
                 <span aria-hidden="true">›</span>
                 <button className="link" onClick={() => setRoute({ screen: 'server', connectionId: route.connectionId, profileId: route.profileId })}>{serverName}</button>
@@ -86,12 +105,14 @@ export function App({ api }: { api: GpuDeskApi }) {
               </>
             )}
           </nav>
+          <button className={route.screen === 'keys' ? 'link current' : 'link'} onClick={() => setRoute({ screen: 'keys' })} aria-current={route.screen === 'keys' ? 'page' : undefined} data-testid="nav-keys">{T.keys}</button>
           <LanguageSwitch setting={language} />
           <ThemeSwitch theme={theme} />
         </header>
         {loadError && <p className="banner error" role="alert">{loadError}</p>}
         <main className="content">
           {route.screen === 'servers' && <ServersScreen state={state} />}
+          {route.screen === 'keys' && <KeysScreen state={state} />}
           {route.screen === 'server' && <ServerPage key={route.connectionId} state={state} connectionId={route.connectionId} profile={profileOf(route.profileId)} />}
           {route.screen === 'viewer' && <ViewerScreen key={`${route.connectionId}:${route.display}`} state={state} connectionId={route.connectionId} display={route.display} profile={profileOf(route.profileId)} />}
           {route.screen === 'tunnel' && <TunnelScreen state={state} connectionId={route.connectionId} tunnelId={route.tunnelId} />}

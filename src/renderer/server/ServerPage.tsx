@@ -9,6 +9,10 @@ import { SetupWizard } from './SetupWizard';
 import { useTranslation } from 'react-i18next';
 import { FilesPanel } from '../files/FilesPanel';
 import { ForwardsPanel } from '../forwards/ForwardsPanel';
+import { InstallKeyDialog } from '../keys/InstallKeyDialog';
+
+// UI text in one place, for the message catalogues (issue 18).
+const T = { installKey: 'Sign in with a key…' };
 
 type Tab = 'overview' | 'gpus' | 'sessions' | 'setup' | 'forwards' | 'files';
 const TABS: { id: Tab; label: string }[] = [
@@ -28,6 +32,7 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
   const { t: tFiles } = useTranslation('files');
   const { t: tForwards } = useTranslation('forwards');
   const tabs: { id: Tab; label: string }[] = [...TABS, { id: 'forwards', label: tForwards('tab') }, { id: 'files', label: tFiles('tab') }];
+  const [installing, setInstalling] = useState(false);
 
   const probe = async () => {
     setProbing(true);
@@ -62,6 +67,7 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
           </p>
         </div>
         <div className="actions">
+          {profile && <button onClick={() => setInstalling(true)} data-testid="install-key-open">{T.installKey}</button>}
           <button onClick={probe} disabled={probing}>{probing ? 'Probing…' : 'Probe again'}</button>
           <button onClick={async () => { await api.invoke('connections.close', { connectionId }); state.go({ screen: 'servers' }); }}>Disconnect</button>
         </div>
@@ -83,6 +89,7 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
         {tab === 'forwards' && <ForwardsPanel connectionId={connectionId} profile={profile} />}
         {tab === 'files' && <FilesPanel connectionId={connectionId} />}
       </div>
+      {installing && profile && <InstallKeyDialog profile={profile} onClose={async () => { setInstalling(false); await state.reloadProfiles(); }} />}
     </section>
   );
 }

@@ -7,7 +7,7 @@ import { Dialog } from '../app/Dialog';
 type AuthKind = ProfileAuth['kind'];
 
 /** Add or edit a server. Validated here with the contract's own schema, and again by core. */
-export function ProfileForm(props: { profile: Profile | null; onDone(): void; onCancel(): void }) {
+export function ProfileForm(props: { profile: Profile | null; onDone(saved: Profile): void; onCancel(): void }) {
   const api = useApi();
   const p = props.profile;
   const [name, setName] = useState(p?.name ?? '');
@@ -67,8 +67,7 @@ export function ProfileForm(props: { profile: Profile | null; onDone(): void; on
     }
     setSaving(true);
     try {
-      await api.invoke('profiles.save', { profile: input });
-      props.onDone();
+      props.onDone(await api.invoke('profiles.save', { profile: input }));
     } catch (err) {
       setError(errorLine(err));
     } finally {

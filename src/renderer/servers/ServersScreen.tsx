@@ -6,6 +6,15 @@ import { errorCode, errorLine, useApi } from '../app/api';
 import { Dialog } from '../app/Dialog';
 import { ProfileForm } from './ProfileForm';
 import { ImportDialog } from './ImportDialog';
+import { InstallKeyDialog } from '../keys/InstallKeyDialog';
+
+// UI text in one place, for the message catalogues (issue 18).
+const T = {
+  exportServers: 'Export servers…',
+  importServers: 'Import servers…',
+  dismiss: 'Dismiss',
+  removeText: 'The profile is removed from this computer, with its remembered password in the OS keychain. Keys in the keychain and the server itself are not touched.',
+};
 
 const STATE_LABEL: Record<string, string> = { connecting: 'Connecting…', ready: 'Connected', reconnecting: 'Reconnecting…', closed: 'Not connected', idle: 'Not connected' };
 
@@ -17,6 +26,8 @@ export function ServersScreen({ state }: { state: AppState }) {
   const [error, setError] = useState<string | null>(null);
   const [keyChanged, setKeyChanged] = useState<{ profile: string; message: string; fix?: string } | null>(null);
   const [removing, setRemoving] = useState<Profile | null>(null);
+  const [installFor, setInstallFor] = useState<Profile | null>(null);
+  const ex = state.exchange;
 
   const auto = useRef<string | null | undefined>(undefined);
   useEffect(() => {
@@ -58,11 +69,20 @@ export function ServersScreen({ state }: { state: AppState }) {
       <div className="screen-head">
         <h1 id="servers-h">Servers</h1>
         <div className="actions">
+          <button onClick={() => void ex.exportAll()} disabled={ex.busy} data-testid="export-profiles">{T.exportServers}</button>
+          <button onClick={() => void ex.importFile()} disabled={ex.busy} data-testid="import-profiles">{T.importServers}</button>
           <button onClick={() => setImporting(true)}>Import from ~/.ssh/config</button>
           <button className="primary" onClick={() => setEditing('new')}>Add server</button>
         </div>
       </div>
       {error && <p className="banner error" role="alert" data-testid="connect-error">{error}</p>}
+      {ex.message && (
+        <div className={`banner${ex.message.kind === 'error' ? ' error' : ''}`} role={ex.message.kind === 'error' ? 'alert' : 'status'} data-testid="exchange-message" data-kind={ex.message.kind}>
+          <p>{ex.message.text}</p>
+          {ex.message.details.length > 0 && <ul>{ex.message.details.map((d) => <li key={d}>{d}</li>)}</ul>}
+          <button className="link" onClick={ex.dismiss}>{T.dismiss}</button>
+        </div>
+      )}
       {state.profiles.length === 0 ? (
         <div className="empty">
           <p>No servers yet. Add the GPU server you reach with <code>ssh</code>, or import its Host entry from your ssh config.</p>
@@ -93,11 +113,23 @@ export function ServersScreen({ state }: { state: AppState }) {
           })}
         </ul>
       )}
-      {editing && <ProfileForm profile={editing === 'new' ? null : editing} onDone={async () => { setEditing(null); await state.reloadProfiles(); }} onCancel={() => setEditing(null)} />}
+      {editing && (
+        <ProfileForm
+          profile={editing === 'new' ? null : editing}
+          onDone={async (saved) => {
+            // A new server that signs in with a password is offered a key straight away.
+            if (editing === 'new' && saved.auth.kind === 'password') setInstallFor(saved);
+            setEditing(null);
+            await state.reloadProfiles();
+          }}
+          onCancel={() => setEditing(null)}
+        />
+      )}
+      {installFor && <InstallKeyDialog profile={installFor} onClose={async () => { setInstallFor(null); await state.reloadProfiles(); }} />}
       {importing && <ImportDialog onDone={async () => { setImporting(false); await state.reloadProfiles(); }} onCancel={() => setImporting(false)} />}
       {removing && (
         <Dialog title={`Remove ${removing.name}?`} onCancel={() => setRemoving(null)}>
-          <p>The profile is removed from this computer. Keys in the keychain and the server itself are not touched.</p>
+          <p>{T.removeText}</p>
           <div className="dialog-actions">
             <button onClick={() => setRemoving(null)}>Cancel</button>
             <button className="danger" onClick={async () => { try { await api.invoke('profiles.remove', { id: removing.id }); } catch (e) { setError(errorLine(e)); } setRemoving(null); await state.reloadProfiles(); }}>Remove</button>

@@ -7,7 +7,7 @@ import { forgetPassword, savePassword } from '../../keychain/passwords';
 import type { SecretStore } from '../../keychain/secretStore';
 import { appPaths } from '../../profiles/appPaths';
 import { profileConnectOptions } from '../../profiles/connectOptions';
-import { exportProfiles, importProfiles } from '../../profiles/exchange';
+import { exportProfiles, exportProfilesToFile, importProfilesFromFile } from '../../profiles/exchange';
 import { ProfileStore, type NewProfile } from '../../profiles/profileStore';
 import { NAME_RE, VIEWER_ENCODINGS, type Profile, type ProfileAuth } from '../../profiles/schema';
 import { importSshConfig } from '../../profiles/sshConfigImport';
@@ -243,23 +243,15 @@ async function run(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     case 'export': {
-      const doc = await exportProfiles(profiles, positionals.length ? positionals : undefined);
-      const text = jsonText(doc, 2) + '\n';
+      const names = positionals.length ? positionals : undefined;
       if (v.output) {
-        fs.writeFileSync(path.resolve(String(v.output)), text, { mode: 0o600 });
+        const doc = await exportProfilesToFile(profiles, path.resolve(String(v.output)), names);
         writeLine(io.stderr, `Exported ${doc.profiles.length} profile(s) to ${path.resolve(String(v.output))} (no secrets).`);
-      } else io.stdout.write(text);
+      } else io.stdout.write(jsonText(await exportProfiles(profiles, names), 2) + '\n');
       return 0;
     }
     case 'import': {
-      const file = path.resolve(one('file'));
-      let text: string;
-      try {
-        text = fs.readFileSync(file, 'utf8');
-      } catch (e) {
-        throw new GpuDeskError('BAD_ARGUMENT', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'check the path');
-      }
-      const r = await importProfiles(profiles, text, { replace: !!v.replace, source: file });
+      const r = await importProfilesFromFile(profiles, path.resolve(one('file')), { replace: !!v.replace });
       for (const w of r.warnings) writeLine(io.stderr, `warning: ${w}`);
       if (json) writeLine(io.stdout, jsonText({ added: r.added.map((p) => p.name), replaced: r.replaced.map((p) => p.name), skipped: r.skipped, warnings: r.warnings }));
       else writeLine(io.stdout, `${r.added.length} added, ${r.replaced.length} replaced, ${r.skipped.length} skipped.`);
