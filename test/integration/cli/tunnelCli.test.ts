@@ -30,7 +30,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}): Run {
   return { proc, lines: createInterface({ input: proc.stdout })[Symbol.asyncIterator](), stderr: () => err, exit };
 }
 
-async function nextJson(r: Run, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+async function nextJson(r: Run, timeoutMs = 120_000): Promise<Record<string, unknown>> {
   const t = setTimeout(() => r.proc.kill('SIGKILL'), timeoutMs);
   const { value, done } = await r.lines.next();
   clearTimeout(t);
