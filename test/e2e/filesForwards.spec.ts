@@ -109,6 +109,14 @@ test('a saved forward opens beside the desktop, answers HTTP, and comes back on 
   await expect(row.getByTestId('forward-address')).toHaveText(address);
   expect(await getThrough(address)).toBe('notebook here');
 
+  // A file dropped on the desktop goes to ~/Desktop where the server has one, else ~.
+  const dropName = `gd-e2e-viewer-drop-${process.pid}.bin`;
+  const target = path.join(fs.existsSync(path.join(env.bed.home, 'Desktop')) ? path.join(env.bed.home, 'Desktop') : env.bed.home, dropName);
+  registerCleanup(() => fs.rmSync(target, { force: true }));
+  await dropFile(page, 'viewer-drop', dropName, 200_000, 4);
+  await expect(page.getByTestId(`upload-${dropName}`)).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
+  expect(fs.readFileSync(target).equals(pattern(200_000, 4))).toBe(true);
+
   await page.getByRole('button', { name: 'Back to the server' }).click();
   await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
   await xvnc.stop();
