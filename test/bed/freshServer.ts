@@ -12,6 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { shellQuote } from '../../src/core/remote/shellQuote';
 import { fingerprintOfPublicKeyLine } from './sshd';
 import { freePort, registerCleanup, waitForPort } from './util';
 
@@ -43,6 +44,13 @@ export interface FreshServer {
   killInside(names: string[]): number;
   /** Run a shell command as root inside the server (for the test's own look at it). */
   rootSh(script: string, opts?: { input?: string; allowFail?: boolean }): { code: number; out: string };
+  /**
+   * The environment of the window manager (by command name) drawing on display :N of a desktop in the
+   * server, null while none runs: what every program started from that desktop inherits.
+   */
+  desktopEnv(display: number, windowManager?: string): string[] | null;
+  /** Run a shell command as `user` with exactly this environment (as a program started from the desktop). */
+  runAs(env: string[], script: string, opts?: { allowFail?: boolean }): { code: number; out: string };
   stop(): Promise<void>;
 }
 
@@ -240,6 +248,9 @@ export async function startFreshServer(opts: FreshServerOptions = {}): Promise<F
 
   execFileSync('tar', ['-xf', tarball, '-C', root, '--numeric-owner']);
   fs.copyFileSync('/etc/resolv.conf', path.join(root, 'etc/resolv.conf'));
+  // The tree shares this machine's host name; Debian's installer writes /etc/hosts with it (the
+  // tarball has none), and without it every sudo prints "unable to resolve host" into the plan's output.
+  fs.writeFileSync(path.join(root, 'etc/hosts'), `127.0.0.1\tlocalhost\n127.0.1.1\t${os.hostname()}\n::1\tlocalhost ip6-localhost ip6-loopback\n`);
   // The tree shares this machine's network and process table: a daemon that a package's maintainer
   // script starts (dbus, ssh on port 22) would bind this machine's ports. Containers do the same.
   fs.writeFileSync(path.join(root, 'usr/sbin/policy-rc.d'), '#!/bin/sh\nexit 101\n', { mode: 0o755 });
@@ -316,6 +327,17 @@ export async function startFreshServer(opts: FreshServerOptions = {}): Promise<F
       }
       return n;
     },
+    desktopEnv: (display, windowManager = 'openbox') => {
+      for (const pid of processesIn(root)) {
+        try {
+          if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== windowManager) continue;
+          const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+          if (env.includes(`DISPLAY=:${display}`)) return env;
+        } catch { /* gone */ }
+      }
+      return null;
+    },
+    runAs: (env, script, o) => chrootSh(root, `runuser -u ${user} -- env -i ${env.map(shellQuote).join(' ')} /bin/sh -c ${shellQuote(script)}`, o),
     stop: async () => teardown(),
   };
 }

@@ -7,7 +7,7 @@ import { differingPixels, serverScreen, startXvnc, windowViewable } from '../bed
 import { addProfile, expect, test, type Env } from './fixtures';
 import { typeOnRemote } from './typing';
 import { bytesPerFrame } from './viewerHud';
-import { canvasSize, pixelsUnlikeServer } from './viewerPixels';
+import { canvasSize, chooseLossless, pixelsUnlikeServer } from './viewerPixels';
 
 /** The VNC server the bed's probe finds first: TurboVNC wherever its package is installed. */
 const BED_VNC = fs.existsSync('/opt/TurboVNC/bin/vncserver') ? 'TurboVNC' : 'TigerVNC';
@@ -15,15 +15,6 @@ const BED_VNC = fs.existsSync('/opt/TurboVNC/bin/vncserver') ? 'TurboVNC' : 'Tig
 /** Waits until the viewer draws exactly what the server's screen shows (the codec must be lossless). */
 async function expectShownAsOnServer(page: Page, env: Env, display: number): Promise<void> {
   await expect.poll(() => pixelsUnlikeServer(page, env, display), { timeout: 30_000, message: 'pixels the viewer draws unlike the server\'s own screenshot' }).toBe(0);
-}
-
-/** Lossless Tight from the codec panel: exact pixels, so the viewer can be compared with the server. */
-async function chooseLossless(page: Page): Promise<void> {
-  const panel = page.getByTestId('codec-panel');
-  if (!(await panel.isVisible())) await page.getByTestId('open-codec').click();
-  await panel.getByLabel('Preset').selectOption('lossless');
-  await expect(panel.getByLabel('Lossless (no JPEG)')).toBeChecked();
-  await panel.getByRole('button', { name: 'Close quality panel' }).click();
 }
 
 test('add a server, connect, accept the host key, start a desktop, see it, type, change quality, stop it', async ({ page, env }) => {

@@ -1,4 +1,4 @@
-import type { Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 import { differingPixels, serverScreen, type Rect } from '../bed';
 import type { Env } from './fixtures';
 
@@ -54,4 +54,13 @@ export function canvasDigest(page: Page): Promise<string> {
     const h = new Uint8Array(await crypto.subtle.digest('SHA-256', d));
     return Array.from(h, (b) => b.toString(16).padStart(2, '0')).join('');
   }, CANVAS);
+}
+
+/** Lossless Tight from the codec panel: exact pixels, so the viewer can be compared with the server. */
+export async function chooseLossless(page: Page): Promise<void> {
+  const panel = page.getByTestId('codec-panel');
+  if (!(await panel.isVisible())) await page.getByTestId('open-codec').click();
+  await panel.getByLabel('Preset').selectOption('lossless');
+  await expect(panel.getByLabel('Lossless (no JPEG)')).toBeChecked();
+  await panel.getByRole('button', { name: 'Close quality panel' }).click();
 }

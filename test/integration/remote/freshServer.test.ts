@@ -11,7 +11,6 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shellQuote } from '../../../src/core/remote/shellQuote';
 import { startDelayProxy } from '../../bed/delayProxy';
 import { cleanupAll, isRoot, makeTempDir, registerCleanup, startFreshServer, startPackageMirror, VENDOR_DIR, type FreshServer, type PackageMirror } from '../../bed';
 
@@ -202,12 +201,8 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     expect(s).toMatchObject({ flavor: 'turbovnc', port: null, localhostOnly: true, passwordKind: 'otp', unixPath: `${server.home}/.vnc/gpu-desk-${s.display}.sock` });
 
     // The desktop's window manager, found by the X display in its own environment.
-    const wmPid = () => Number(server.rootSh(
-      `for d in /proc/[0-9]*; do [ "$(cat $d/comm 2>/dev/null)" = openbox ] && tr '\\0' '\\n' < $d/environ | grep -qx 'DISPLAY=:${s.display}' && echo \${d#/proc/}; done`,
-      { allowFail: true },
-    ).out.trim().split('\n')[0] || 0);
-    await until(`openbox on :${s.display}`, () => wmPid() > 0, 60_000);
-    const env = fs.readFileSync(`/proc/${wmPid()}/environ`, 'utf8').split('\0').filter(Boolean);
+    await until(`openbox on :${s.display}`, () => server.desktopEnv(s.display) !== null, 60_000);
+    const env = server.desktopEnv(s.display)!;
     const envVar = (k: string) => env.find((e) => e.startsWith(`${k}=`))?.slice(k.length + 1);
     // vglrun +wm put VirtualGL's interposers in front of the window manager, on the EGL device the probe chose.
     expect(envVar('LD_PRELOAD')).toMatch(/libvglfaker/);
@@ -215,7 +210,7 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
 
     // A program started from the desktop inherits the window manager's environment: run glxinfo with
     // exactly that, as the session's user, and read what VirtualGL and Mesa themselves print.
-    const glx = server.rootSh(`runuser -u ${server.user} -- env -i ${[...env, 'VGL_VERBOSE=1'].map(shellQuote).join(' ')} glxinfo 2>&1`).out;
+    const glx = server.runAs([...env, 'VGL_VERBOSE=1'], 'exec glxinfo 2>&1').out;
     expect(glx).toMatch(/^\[VGL\] Opening EGL device egl0$/m);
     expect(glx).toMatch(/^server glx vendor string: VirtualGL$/m);
     expect(glx).toMatch(/^client glx vendor string: VirtualGL$/m);
