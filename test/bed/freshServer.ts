@@ -17,8 +17,9 @@ import { fingerprintOfPublicKeyLine } from './sshd';
 import { freePort, registerCleanup, waitForPort } from './util';
 
 /**
- * Debian 12 only: mmdebstrap builds from the package sources this machine can reach, and only Debian's
- * archive is reachable here (an Ubuntu 24.04 root needs archive.ubuntu.com).
+ * Debian 12 only: mmdebstrap builds from this machine's own Debian package sources. An Ubuntu 24.04 root
+ * needs Ubuntu's archive and its signing key, which Debian 12 does not ship (tried: mmdebstrap noble
+ * stops at apt's NO_PUBKEY 871920D1991BC93C, "the repository is not signed").
  */
 export type FreshDistro = 'debian-12';
 
