@@ -9,6 +9,9 @@ import type {
   AppCommand,
   AppInfo,
   ByteCounters,
+  ClusterDefaultsView,
+  ClusterJobView,
+  ClusterViewerTicket,
   ConnectionView,
   ForwardView,
   GpuSample,
@@ -37,6 +40,7 @@ import { LANGUAGE_CHOICES } from './language';
 
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'id: letters, digits, _ . : - only');
 const text = (max: number) => z.string().max(max);
+const jobId = z.string().regex(/^\d{1,12}$/, 'job id: the number sbatch printed');
 // Host names, IPv4/IPv6 literals and ssh_config aliases; no whitespace or shell metacharacters.
 const host = z.string().min(1).max(255).regex(/^[A-Za-z0-9_.:%\-[\]]+$/, 'host: a name or address without spaces');
 const user = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.][A-Za-z0-9_.@-]*$/, 'user: a login name');
@@ -209,6 +213,18 @@ export const methods = {
   'viewer.close': m(z.strictObject({ viewerId: id }), out<void>()),
   'viewer.stats': m(z.strictObject({ viewerId: id }), out<ByteCounters>()),
 
+  /** Partitions (with their GPUs) and accounts the cluster offers, for a cluster profile's form. */
+  'clusters.defaults': m(byConnection, out<ClusterDefaultsView>()),
+  /** The sbatch line and job script a Start would submit, for review before the first submit. */
+  'clusters.script': m(z.strictObject({ profileId: id }), out<{ shown: string }>()),
+  /** Submits the desktop job; its states then arrive as `clusters.job` events. */
+  'clusters.submit': m(byConnection, out<ClusterJobView>()),
+  /** The user's queued and running desktop jobs (found by job name), followed from now on. */
+  'clusters.jobs': m(byConnection, out<ClusterJobView[]>()),
+  'clusters.cancel': m(z.strictObject({ connectionId: id, jobId }), out<void>()),
+  /** A viewer on the running job's desktop, through the login node. */
+  'clusters.viewer': m(z.strictObject({ connectionId: id, jobId }), out<ClusterViewerTicket>()),
+
   'tunnels.list': m(empty, out<TunnelView[]>()),
   'tunnels.open': m(
     z.strictObject({ connectionId: id, display, localPort: port.optional(), forwards: z.array(forwardSchema).max(32).optional() }),
@@ -251,6 +267,7 @@ export const events = {
   'prompt.cancel': out<{ promptId: string }>(),
   'setup.progress': out<SetupProgress>(),
   'tunnels.changed': out<TunnelView[]>(),
+  'clusters.job': out<ClusterJobView>(),
   'settings.changed': out<SettingsView>(),
   'forwards.changed': out<ForwardView[]>(),
   'files.progress': out<UploadProgress>(),

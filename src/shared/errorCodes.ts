@@ -47,4 +47,5 @@ export type ErrorCode =
   | 'SFTP_FAILED'
   | 'FILE_EXISTS'
   | 'FILE_NOT_FOUND'
+  | 'NOT_A_CLUSTER'
   | 'INTERNAL';

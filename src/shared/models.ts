@@ -428,3 +428,44 @@ export interface ProfilesImportView {
 
 /** Menu items in the Electron main process that the window carries out (same flow as its buttons). */
 export type AppCommand = 'profiles.export' | 'profiles.import' | 'keys.show';
+
+/** What a cluster offers for a new profile's job settings (sinfo; sacctmgr where readable). */
+export interface ClusterDefaultsView {
+  partitions: { name: string; isDefault: boolean; gres: string[]; maxTime: string | null; up: boolean }[];
+  /** null: the cluster keeps no accounting the user can read; accountsWhy says so in plain words. */
+  accounts: string[] | null;
+  accountsWhy: string | null;
+}
+
+/** A desktop job as the window shows it (sent again on every change as a `clusters.job` event). */
+export interface ClusterJobView {
+  /** The login node's connection. */
+  connectionId: string;
+  jobId: string;
+  phase: 'pending' | 'running' | 'ended';
+  /** Slurm's word: PENDING, RUNNING, CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, … */
+  state: string;
+  /** Why it waits (Resources, Priority, …). */
+  reason: string | null;
+  /** Slurm's estimated start (squeue --start), as Slurm prints it. */
+  estimatedStart: string | null;
+  node: string | null;
+  timeLeftSec: number | null;
+  timeLimitSec: number | null;
+  /** For ended jobs: "time limit", "cancelled", "node failure", "out of memory", "completed", … */
+  endedWhy: string | null;
+  /** The job's desktop is up and can be viewed. */
+  desktopUp: boolean;
+  /** The last time-limit warning given: 600 (10 minutes) or 60 (1 minute) seconds before the end. */
+  warning: number | null;
+  at: number;
+}
+
+/** A viewer ticket for a job's desktop, with the route through the login node and why it was taken. */
+export interface ClusterViewerTicket extends ViewerTicket {
+  jobId: string;
+  node: string;
+  route: 'ssh' | 'login-forward';
+  why: string;
+}
+

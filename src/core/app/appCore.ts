@@ -18,7 +18,8 @@ import type { FileDialogs } from './fileDialogs';
 import type { ChannelHub } from '../vnc/channelHub';
 import type { ChannelCounters } from '../vnc/pipe';
 import type { Emit, Handlers, ParsedInput } from '../../shared/contract';
-import type { AppSettings, ConnectionView, ForwardSpec, ForwardView, KeyInstallView, KeyRemoveView, KeyView, Profile, SettingsView, TunnelView, VncFlavor } from '../../shared/models';
+import type { AppSettings, ClusterViewerTicket, ConnectionView, ForwardSpec, ForwardView, KeyInstallView, KeyRemoveView, KeyView, Profile, SettingsView, TunnelView, VncFlavor } from '../../shared/models';
+import { ClusterJobs, type LoginNode } from './clusterJobs';
 import { FileTransfers } from './fileTransfers';
 import { PromptBroker } from './prompts';
 import type { RemoteOps } from './remoteOps';
@@ -63,6 +64,8 @@ interface Live {
   profile: Profile;
   label: string;
   conn: SshConnection | null;
+  /** How conn was made: a job's node is reached with the same settings, through conn. */
+  options: ConnectOptions | null;
   state: ConnectionView['state'];
   error: ConnectionView['error'];
   tunnels: TunnelManager | null;
@@ -93,6 +96,8 @@ interface Viewer {
   counters: ChannelCounters;
   /** Drops the redaction of the viewer's one-time password: it is spent once the viewer closes. */
   release: () => void;
+  /** For a job's desktop: the Slurm job. */
+  jobId?: string;
 }
 
 /**
@@ -102,6 +107,7 @@ interface Viewer {
 export class AppCore {
   private readonly live = new Map<string, Live>();
   private readonly viewers = new Map<string, Viewer>();
+  private readonly clusters: ClusterJobs;
   readonly prompts: PromptBroker;
   private readonly log: (line: string) => void;
   private readonly files: FileTransfers;
@@ -109,6 +115,7 @@ export class AppCore {
   constructor(private readonly deps: AppCoreDeps) {
     this.log = deps.log ?? (() => {});
     this.files = new FileTransfers({ sftp: (id) => this.sftpFor(id), emit: deps.emit, chooseSaveFolder: deps.chooseSaveFolder });
+    this.clusters = new ClusterJobs(deps.emit, this.log);
     this.prompts = new PromptBroker(
       (req) => deps.emit('prompt', req),
       (promptId) => deps.emit('prompt.cancel', { promptId }),
@@ -199,6 +206,19 @@ export class AppCore {
         if (!v) throw new GpuDeskError('BAD_ARGUMENT', 'That viewer is closed', 'open the session again');
         return { bytesIn: v.counters.bytesIn, bytesOut: v.counters.bytesOut, rttMs: this.live.get(v.connectionId)?.conn?.rttMs ?? null, at: Date.now() };
       },
+      'clusters.defaults': async ({ connectionId }) => this.clusters.defaults(this.loginNode(connectionId)),
+      'clusters.script': async ({ profileId }) => this.clusters.script(await this.profileById(profileId)),
+      'clusters.submit': async ({ connectionId }) => {
+        const login = this.loginNode(connectionId);
+        // The job settings as saved now: the user may have edited them while connected.
+        return this.clusters.submit(connectionId, { ...login, profile: await this.profileById(login.profile.id) });
+      },
+      'clusters.jobs': async ({ connectionId }) => this.clusters.list(connectionId, this.loginNode(connectionId)),
+      'clusters.cancel': async ({ connectionId, jobId }) => {
+        for (const v of [...this.viewers.values()]) if (v.jobId === jobId) this.closeViewer(v.id);
+        await this.clusters.cancel(this.loginNode(connectionId), jobId);
+      },
+      'clusters.viewer': ({ connectionId, jobId }) => this.openJobViewer(connectionId, jobId),
       'tunnels.list': async () => this.tunnelViews(),
       'tunnels.open': (i) => this.openTunnel(i),
       'tunnels.close': async ({ tunnelId }) => {
@@ -454,7 +474,7 @@ export class AppCore {
     }
     const id = `c${randomBytes(6).toString('hex')}`;
     const label = `${profile.user ? `${profile.user}@` : ''}${profile.host}${profile.port === 22 ? '' : `:${profile.port}`}`;
-    const l: Live = { id, profile, label, conn: null, state: 'connecting', error: null, tunnels: null, flavor: null, vncPasswords: new Map(), typed: [], forwardTunnels: new Map(), forwards: new Map(), sftp: null, accepted: new Set() };
+    const l: Live = { id, profile, label, conn: null, options: null, state: 'connecting', error: null, tunnels: null, flavor: null, vncPasswords: new Map(), typed: [], forwardTunnels: new Map(), forwards: new Map(), sftp: null, accepted: new Set() };
     this.live.set(id, l);
     this.deps.emit('connection.state', this.view(l));
     try {
@@ -496,13 +516,15 @@ export class AppCore {
     if (remembers) pw.saved = (await savedPassword(secrets!, profile.id)) ?? undefined;
     let conn: SshConnection;
     try {
-      conn = await connectSsh(await this.connectOptions(profile, l, pw));
+      l.options = await this.connectOptions(profile, l, pw);
+      conn = await connectSsh(l.options);
     } catch (e) {
       if (pw.saved === undefined || (e as GpuDeskError).code !== 'AUTH_FAILED') throw e;
       this.log(`[${profile.name}] the remembered password was refused; asking for it again`);
       pw.saved = undefined;
       pw.typed = undefined;
-      conn = await connectSsh(await this.connectOptions(profile, l, pw));
+      l.options = await this.connectOptions(profile, l, pw);
+      conn = await connectSsh(l.options);
     }
     if (remembers && pw.typed !== undefined) {
       await savePassword(secrets!, profile.id, pw.typed).catch((e: unknown) => this.log(`[${profile.name}] could not remember the password: ${toErrorValue(e).message}`));
@@ -613,6 +635,7 @@ export class AppCore {
     this.prompts.cancelFor(connectionId);
     for (const v of [...this.viewers.values()]) if (v.connectionId === connectionId) this.closeViewer(v.id);
     await this.files.dropConnection(connectionId);
+    await this.clusters.forget(connectionId);
     await l.tunnels?.closeAll();
     l.forwards.clear();
     await l.conn?.close();
@@ -665,10 +688,50 @@ export class AppCore {
     };
   }
 
+  private loginNode(connectionId: string): LoginNode {
+    const l = this.ready(connectionId);
+    return { conn: l.conn!, options: l.options!, profile: l.profile };
+  }
+
+  /**
+   * A viewer on a job's desktop: the job said how it is reached (SSH to the node through the login
+   * node and the session's socket, else the login node's TCP forward), and the ticket says which and why.
+   */
+  private async openJobViewer(connectionId: string, jobId: string): Promise<ClusterViewerTicket> {
+    const login = this.loginNode(connectionId);
+    for (const v of [...this.viewers.values()]) if (v.jobId === jobId) this.closeViewer(v.id);
+    const link = await this.clusters.link(login, jobId);
+    let otp: string;
+    try {
+      otp = await link.oneTimePassword();
+    } catch (e) {
+      await this.clusters.closeLink(jobId);
+      throw e;
+    }
+    const ticket = this.deps.hub.register(() => link.open());
+    this.viewers.set(ticket.id, { id: ticket.id, connectionId, display: link.info.display, counters: ticket.counters, release: registerSecret(otp), jobId });
+    return {
+      viewerId: ticket.id,
+      url: `${this.deps.channelBase()}${ticket.path}`,
+      display: link.info.display,
+      remotePort: link.mode === 'login-forward' ? link.info.port : null,
+      remoteSocket: link.info.socket,
+      flavor: 'turbovnc',
+      vncPassword: otp,
+      jobId,
+      node: link.info.node,
+      route: link.mode,
+      why: link.why,
+    };
+  }
+
   private closeViewer(viewerId: string): void {
     this.deps.hub.revoke(viewerId);
-    this.viewers.get(viewerId)?.release();
+    const v = this.viewers.get(viewerId);
+    v?.release();
     this.viewers.delete(viewerId);
+    // The node connection of a job's desktop goes with its viewer.
+    if (v?.jobId) void this.clusters.closeLink(v.jobId);
   }
 
   private async openTunnel({ connectionId, display, localPort, forwards }: ParsedInput<'tunnels.open'>): Promise<TunnelView> {

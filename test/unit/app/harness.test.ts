@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { createWebSocketStream } from 'ws';
+import { openIpc as open } from '../../helpers/ipcClient';
 import { cleanupAll, startSshd, startXvnc, type SshdBed, type XvncBed } from '../../bed';
 import { startHarness, type Harness } from '../../../src/harness/server';
 import { redactSecrets } from '../../../src/core/errors';
@@ -33,43 +34,6 @@ afterAll(async () => {
   await cleanupAll();
   fs.rmSync(home, { recursive: true, force: true });
 });
-
-interface Client {
-  call(method: string, input: unknown): Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>;
-  events: { event: string; payload: Record<string, unknown> }[];
-  nextEvent(name: string): Promise<Record<string, unknown>>;
-  close(): void;
-}
-
-function open(url: string, origin: string | undefined): Promise<Client> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, origin ? { origin } : {});
-    let id = 0;
-    const waiting = new Map<number, (v: never) => void>();
-    const events: Client['events'] = [];
-    const eventWaiters: { name: string; resolve(p: Record<string, unknown>): void }[] = [];
-    ws.on('message', (d) => {
-      const m = JSON.parse(d.toString());
-      if ('event' in m) {
-        const w = eventWaiters.findIndex((x) => x.name === m.event);
-        if (w >= 0) eventWaiters.splice(w, 1)[0].resolve(m.payload);
-        else events.push(m);
-      } else waiting.get(m.id)?.(m as never);
-    });
-    ws.once('unexpected-response', (_q, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-    ws.once('error', reject);
-    ws.once('open', () => resolve({
-      call: (method, input) => new Promise((r) => { const i = ++id; waiting.set(i, r as never); ws.send(JSON.stringify({ id: i, method, input })); }),
-      events,
-      nextEvent: (name) => {
-        const i = events.findIndex((e) => e.event === name);
-        if (i >= 0) return Promise.resolve(events.splice(i, 1)[0].payload);
-        return new Promise((r) => eventWaiters.push({ name, resolve: r }));
-      },
-      close: () => ws.close(),
-    }));
-  });
-}
 
 const ipcUrl = () => harness.url.replace('http://', 'ws://').replace('/#token=', '/ipc?token=');
 
