@@ -176,6 +176,11 @@ export interface Finding {
   message: string;
   /** What to do about it. */
   fix: string;
+  /**
+   * The same message and fix as catalogue keys (the app's findings namespace) and the values they
+   * name, so the app can say them in its own language; `message` and `fix` stay the English text.
+   */
+  text?: { message: string; fix: string; params: Record<string, string> };
 }
 
 export interface GpuView {

@@ -262,7 +262,7 @@ test('import a host from ~/.ssh/config; edit and remove profiles; dark theme', a
   const edit = page.getByRole('dialog', { name: 'Edit bed-alias' });
   await edit.getByLabel('Port').fill('0');
   await edit.getByRole('button', { name: 'Save' }).click();
-  await expect(edit.getByRole('alert')).toContainText('port');
+  await expect(edit.getByRole('alert')).toContainText('Port');
   await edit.getByLabel('Port').fill(String(env.bed.port));
   await edit.getByLabel('Name').fill('bed-renamed');
   await edit.getByRole('button', { name: 'Save' }).click();

@@ -29,7 +29,7 @@ export function reportView(r: ServerReport): ServerReportView {
     sessions: r.sessions.map(sessionView),
     windowManagers: r.windowManagers,
     displayManager: r.displayManager,
-    findings: r.findings.map((f) => ({ severity: f.severity, code: f.code, message: f.message, fix: f.fix })),
+    findings: r.findings.map((f) => ({ severity: f.severity, code: f.code, message: f.message, fix: f.fix, ...(f.text ? { text: f.text } : {}) })),
     probeMs: r.probeMs,
   };
 }

@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import type { PromptRequest } from '../../shared/models';
-import { errorLine, useApi, useEvent } from '../app/api';
+import { useApi, useEvent } from '../app/api';
+import { Trans, useTranslation } from 'react-i18next';
+import { useErrorLine } from '../i18n/errors';
 import { Dialog } from '../app/Dialog';
 
 /**
@@ -9,6 +11,8 @@ import { Dialog } from '../app/Dialog';
  */
 export function PromptHost() {
   const api = useApi();
+  const { t } = useTranslation(['prompts', 'common']);
+  const errorLine = useErrorLine();
   const [queue, setQueue] = useState<PromptRequest[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEvent('prompt', (p) => setQueue((q) => [...q, p]));
@@ -28,17 +32,28 @@ export function PromptHost() {
   switch (current.kind) {
     case 'hostKey':
       return (
-        <Dialog title="Unknown server: check its fingerprint" onCancel={() => send({ kind: 'hostKey', decision: 'reject' })} testId="host-key-prompt">
-          <p>This is the first connection to <strong>{current.host}</strong>{current.port !== 22 ? ` (port ${current.port})` : ''}{current.hop > 0 ? ` (hop ${current.hop + 1} of the jump chain)` : ''}. Compare the fingerprint with the one your administrator gave you (on the server: <code>ssh-keygen -lf /etc/ssh/ssh_host_{keyFileType(current.keyType)}_key.pub</code>).</p>
+        <Dialog title={t('hostKey.title')} onCancel={() => send({ kind: 'hostKey', decision: 'reject' })} testId="host-key-prompt">
+          <p>
+            <Trans
+              t={t}
+              i18nKey="hostKey.first"
+              values={{
+                host: current.host,
+                where: `${current.port !== 22 ? t('hostKey.port', { port: current.port }) : ''}${current.hop > 0 ? t('hostKey.hop', { hop: current.hop + 1 }) : ''}`,
+                command: `ssh-keygen -lf /etc/ssh/ssh_host_${keyFileType(current.keyType)}_key.pub`,
+              }}
+              components={{ strong: <strong />, code: <code /> }}
+            />
+          </p>
           <dl className="kv">
-            <dt>Key type</dt><dd>{current.keyType}</dd>
-            <dt>Fingerprint</dt><dd className="mono fingerprint" data-testid="fingerprint">{current.fingerprint}</dd>
+            <dt>{t('hostKey.keyType')}</dt><dd>{current.keyType}</dd>
+            <dt>{t('hostKey.fingerprint')}</dt><dd className="mono fingerprint" data-testid="fingerprint">{current.fingerprint}</dd>
           </dl>
           {error && <p className="banner error" role="alert">{error}</p>}
           <div className="dialog-actions">
-            <button onClick={() => send({ kind: 'hostKey', decision: 'reject' })}>Cancel</button>
-            <button onClick={() => send({ kind: 'hostKey', decision: 'accept-once' })}>Accept once</button>
-            <button className="primary" onClick={() => send({ kind: 'hostKey', decision: 'accept-save' })}>Accept and save</button>
+            <button onClick={() => send({ kind: 'hostKey', decision: 'reject' })}>{t('common:actions.cancel')}</button>
+            <button onClick={() => send({ kind: 'hostKey', decision: 'accept-once' })}>{t('hostKey.acceptOnce')}</button>
+            <button className="primary" onClick={() => send({ kind: 'hostKey', decision: 'accept-save' })}>{t('hostKey.acceptSave')}</button>
           </div>
         </Dialog>
       );
@@ -47,8 +62,8 @@ export function PromptHost() {
       return (
         <SecretDialog
           key={current.promptId}
-          title={current.kind === 'password' ? `Password for ${current.user}@${current.host}` : 'Key passphrase'}
-          label={current.kind === 'password' ? 'Password' : `Passphrase for ${current.keyLabel}`}
+          title={current.kind === 'password' ? t('passwordTitle', { user: current.user, host: current.host }) : t('passphraseTitle')}
+          label={current.kind === 'password' ? t('password') : t('passphrase', { key: current.keyLabel })}
           onSubmit={(v) => send({ kind: 'secret', value: v })}
           onCancel={() => send({ kind: 'secret', value: null })}
         />
@@ -59,14 +74,15 @@ export function PromptHost() {
 }
 
 function SecretDialog(props: { title: string; label: string; onSubmit(v: string): void; onCancel(): void }) {
+  const { t } = useTranslation(['prompts', 'common']);
   const [v, setV] = useState('');
   return (
     <Dialog title={props.title} onCancel={props.onCancel} testId="secret-prompt">
       <form onSubmit={(e) => { e.preventDefault(); props.onSubmit(v); setV(''); }} className="form">
         <label>{props.label}<input type="password" autoComplete="off" value={v} onChange={(e) => setV(e.target.value)} autoFocus /></label>
         <div className="dialog-actions">
-          <button type="button" onClick={props.onCancel}>Cancel</button>
-          <button type="submit" className="primary">Continue</button>
+          <button type="button" onClick={props.onCancel}>{t('common:actions.cancel')}</button>
+          <button type="submit" className="primary">{t('common:actions.continue')}</button>
         </div>
       </form>
     </Dialog>
@@ -74,9 +90,10 @@ function SecretDialog(props: { title: string; label: string; onSubmit(v: string)
 }
 
 function KbdDialog(props: { req: Extract<PromptRequest, { kind: 'keyboardInteractive' }>; onSubmit(v: string[]): void; onCancel(): void }) {
+  const { t } = useTranslation(['prompts', 'common']);
   const [vals, setVals] = useState(() => props.req.prompts.map(() => ''));
   return (
-    <Dialog title={props.req.name || 'The server asks'} onCancel={props.onCancel} testId="kbd-prompt">
+    <Dialog title={props.req.name || t('serverAsks')} onCancel={props.onCancel} testId="kbd-prompt">
       {props.req.instructions && <p>{props.req.instructions}</p>}
       <form onSubmit={(e) => { e.preventDefault(); props.onSubmit(vals); }} className="form">
         {props.req.prompts.map((p, i) => (
@@ -86,8 +103,8 @@ function KbdDialog(props: { req: Extract<PromptRequest, { kind: 'keyboardInterac
           </label>
         ))}
         <div className="dialog-actions">
-          <button type="button" onClick={props.onCancel}>Cancel</button>
-          <button type="submit" className="primary">Continue</button>
+          <button type="button" onClick={props.onCancel}>{t('common:actions.cancel')}</button>
+          <button type="submit" className="primary">{t('common:actions.continue')}</button>
         </div>
       </form>
     </Dialog>

@@ -64,8 +64,10 @@ export function formatBitRate(bitsPerSecond: number, language: Language): string
 // Intl has no frame unit; the two languages' own way of saying it.
 const FPS: Record<Language, (n: string) => string> = { en: (n) => `${n} fps`, 'zh-CN': (n) => `${n} 帧/秒` };
 
-export function formatFps(fps: number, language: Language): string {
-  return FPS[language](formatNumber(fps, language, fps >= 10 ? 0 : 1));
+/** `digits` fixes the decimals (a figure that updates every second should not change width). */
+export function formatFps(fps: number, language: Language, digits?: number): string {
+  const n = digits === undefined ? formatNumber(fps, language, fps >= 10 ? 0 : 1) : nf(language, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(fps);
+  return FPS[language](n);
 }
 
 /** Round-trip and other short times: "12 ms", "1.5 sec" (en); "12毫秒", "1.5秒" (zh-CN). */

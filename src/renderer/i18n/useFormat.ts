@@ -15,7 +15,7 @@ export function useFormat() {
       bytes: (n: number) => f.formatBytes(n, language),
       byteRate: (n: number) => f.formatByteRate(n, language),
       bitRate: (n: number) => f.formatBitRate(n, language),
-      fps: (n: number) => f.formatFps(n, language),
+      fps: (n: number, digits?: number) => f.formatFps(n, language, digits),
       ms: (n: number) => f.formatMs(n, language),
       duration: (ms: number) => f.formatDuration(ms, language),
       dateTime: (at: Date | number) => f.formatDateTime(at, language),

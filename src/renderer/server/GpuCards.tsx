@@ -1,6 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import type { GpuView } from '../../shared/models';
-import { errorLine, useApi } from '../app/api';
+import { useApi } from '../app/api';
+import { useTranslation } from 'react-i18next';
+import { useErrorLine } from '../i18n/errors';
+import { useFormat } from '../i18n/useFormat';
 import { Sparkline } from '../app/Sparkline';
 
 const HISTORY = 60;
@@ -8,6 +11,9 @@ const HISTORY = 60;
 /** Live utilisation and memory, polled over the open connection about once a second while visible. */
 export function GpuCards({ connectionId, initial }: { connectionId: string; initial: GpuView[] | null }) {
   const api = useApi();
+  const { t } = useTranslation('server');
+  const errorLine = useErrorLine();
+  const fmt = useFormat();
   const [gpus, setGpus] = useState<GpuView[] | null>(initial);
   const [error, setError] = useState<string | null>(null);
   const hist = useRef(new Map<string, { util: (number | null)[]; mem: (number | null)[] }>());
@@ -48,19 +54,19 @@ export function GpuCards({ connectionId, initial }: { connectionId: string; init
   }, [api, connectionId]);
 
   if (error && !gpus) return <p className="banner error" role="alert">{error}</p>;
-  if (!gpus) return <p role="status" className="progress">Asking nvidia-smi…</p>;
-  if (gpus.length === 0) return <p>No NVIDIA GPU found on this server (nvidia-smi is missing or sees none). See the server report for the fix.</p>;
+  if (!gpus) return <p role="status" className="progress">{t('gpus.asking')}</p>;
+  if (gpus.length === 0) return <p>{t('gpus.none')}</p>;
   return (
-    <ul className="gpu-cards" aria-label="GPUs">
+    <ul className="gpu-cards" aria-label={t('gpus.aria')}>
       {gpus.map((g) => {
         const h = hist.current.get(g.uuid) ?? { util: [], mem: [] };
         return (
           <li key={g.uuid} className="card" data-testid={`gpu-${g.index}`}>
-            <h3>GPU {g.index}: {g.name}</h3>
-            <p className="muted">{g.memoryUsedMiB ?? '?'} / {g.memoryTotalMiB ?? '?'} MiB · {g.utilizationPct ?? '?'} % busy · driver {g.driverVersion}</p>
+            <h3>{t('gpus.title', { index: g.index, name: g.name })}</h3>
+            <p className="muted">{t('gpus.line', { used: g.memoryUsedMiB != null ? fmt.number(g.memoryUsedMiB, 0) : '?', total: g.memoryTotalMiB != null ? fmt.number(g.memoryTotalMiB, 0) : '?', util: g.utilizationPct != null ? fmt.percent(g.utilizationPct / 100) : '?', driver: g.driverVersion })}</p>
             <div className="charts">
-              <Sparkline values={h.util} max={100} label="Utilisation, last 60 s" unit=" %" />
-              <Sparkline values={h.mem} max={100} label="Memory used, last 60 s" unit=" %" color="var(--accent-2)" />
+              <Sparkline values={h.util} max={100} label={t('gpus.utilChart')} unit=" %" />
+              <Sparkline values={h.mem} max={100} label={t('gpus.memChart')} unit=" %" color="var(--accent-2)" />
             </div>
           </li>
         );

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'react';
 import type { Profile, ServerReportView } from '../../shared/models';
 import type { AppState } from '../app/App';
-import { errorLine, useApi } from '../app/api';
+import { useApi } from '../app/api';
+import { useErrorLine } from '../i18n/errors';
+import { useFormat } from '../i18n/useFormat';
 import { ProbeReport } from './ProbeReport';
 import { GpuCards } from './GpuCards';
 import { Sessions } from './Sessions';
@@ -11,19 +13,13 @@ import { FilesPanel } from '../files/FilesPanel';
 import { ForwardsPanel } from '../forwards/ForwardsPanel';
 import { InstallKeyDialog } from '../keys/InstallKeyDialog';
 
-// UI text in one place, for the message catalogues (issue 18).
-const T = { installKey: 'Sign in with a key…' };
-
 type Tab = 'overview' | 'gpus' | 'sessions' | 'setup' | 'forwards' | 'files';
-const TABS: { id: Tab; label: string }[] = [
-  { id: 'sessions', label: 'Desktops' },
-  { id: 'overview', label: 'Server report' },
-  { id: 'gpus', label: 'GPUs' },
-  { id: 'setup', label: 'Set-up' },
-];
 
 export function ServerPage({ state, connectionId, profile }: { state: AppState; connectionId: string; profile?: Profile }) {
   const api = useApi();
+  const { t: tr } = useTranslation('server');
+  const errorLine = useErrorLine();
+  const fmt = useFormat();
   const [tab, setTab] = useState<Tab>('sessions');
   const [report, setReport] = useState<ServerReportView | null>(null);
   const [probing, setProbing] = useState(false);
@@ -31,7 +27,11 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
   const conn = state.connections.find((c) => c.id === connectionId);
   const { t: tFiles } = useTranslation('files');
   const { t: tForwards } = useTranslation('forwards');
-  const tabs: { id: Tab; label: string }[] = [...TABS, { id: 'forwards', label: tForwards('tab') }, { id: 'files', label: tFiles('tab') }];
+  const tabs: { id: Tab; label: string }[] = [
+    ...(['sessions', 'overview', 'gpus', 'setup'] as const).map((id) => ({ id, label: tr(`tabs.${id}`) })),
+    { id: 'forwards', label: tForwards('tab') },
+    { id: 'files', label: tFiles('tab') },
+  ];
   const [installing, setInstalling] = useState(false);
 
   const probe = async () => {
@@ -59,21 +59,21 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
     <section className="screen server-page" aria-labelledby="server-h">
       <div className="screen-head">
         <div>
-          <h1 id="server-h">{profile?.name ?? conn?.label ?? 'Server'}</h1>
+          <h1 id="server-h">{profile?.name ?? conn?.label ?? tr('fallbackTitle')}</h1>
           <p className="muted" aria-live="polite">
-            {conn?.label} · {conn?.state === 'ready' ? 'connected' : conn?.state ?? 'closed'}
-            {conn?.rttMs != null ? ` · SSH round trip ${conn.rttMs.toFixed(1)} ms` : ''}
+            {conn?.label} · {tr(`state.${conn?.state === 'ready' ? 'connected' : conn?.state ?? 'closed'}`)}
+            {conn?.rttMs != null ? tr('rtt', { rtt: fmt.ms(conn.rttMs) }) : ''}
             {report ? ` · ${report.os.prettyName} (${report.os.arch})` : ''}
           </p>
         </div>
         <div className="actions">
-          {profile && <button onClick={() => setInstalling(true)} data-testid="install-key-open">{T.installKey}</button>}
-          <button onClick={probe} disabled={probing}>{probing ? 'Probing…' : 'Probe again'}</button>
-          <button onClick={async () => { await api.invoke('connections.close', { connectionId }); state.go({ screen: 'servers' }); }}>Disconnect</button>
+          {profile && <button onClick={() => setInstalling(true)} data-testid="install-key-open">{tr('installKey')}</button>}
+          <button onClick={probe} disabled={probing}>{probing ? tr('probing') : tr('probeAgain')}</button>
+          <button onClick={async () => { await api.invoke('connections.close', { connectionId }); state.go({ screen: 'servers' }); }}>{tr('disconnect')}</button>
         </div>
       </div>
-      {conn?.state === 'reconnecting' && <p className="banner warn" role="status">Connection lost — reconnecting{conn.error ? ` (${conn.error.message})` : ''}…</p>}
-      <div role="tablist" aria-label="Server" className="tabs" onKeyDown={onKeyTabs}>
+      {conn?.state === 'reconnecting' && <p className="banner warn" role="status">{conn.error ? tr('reconnectingWhy', { why: errorLine(conn.error) }) : tr('reconnecting')}</p>}
+      <div role="tablist" aria-label={tr('tabsAria')} className="tabs" onKeyDown={onKeyTabs}>
         {tabs.map((t) => (
           <button key={t.id} role="tab" id={`tab-${t.id}`} aria-selected={tab === t.id} aria-controls={`panel-${t.id}`} tabIndex={tab === t.id ? 0 : -1} onClick={() => setTab(t.id)}>
             {t.label}

@@ -1,12 +1,16 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Profile, ServerReportView, VncSessionView } from '../../shared/models';
 import type { AppState } from '../app/App';
-import { errorLine, useApi } from '../app/api';
+import { useApi } from '../app/api';
+import { useTranslation } from 'react-i18next';
+import { useErrorLine } from '../i18n/errors';
 import { Dialog } from '../app/Dialog';
 
 /** The server's VNC desktops: open one in the viewer or as a tunnel only, start a new one, stop one. */
 export function Sessions({ state, connectionId, profile, report }: { state: AppState; connectionId: string; profile?: Profile; report: ServerReportView | null }) {
   const api = useApi();
+  const { t } = useTranslation(['server', 'common']);
+  const errorLine = useErrorLine();
   const [sessions, setSessions] = useState<VncSessionView[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
@@ -74,66 +78,66 @@ export function Sessions({ state, connectionId, profile, report }: { state: AppS
       {error && <p className="banner error" role="alert">{error}</p>}
       {started && (
         <p className="banner ok" role="status" data-testid="started-display" data-display={started.display}>
-          Desktop :{started.display} started (listening on localhost only). <button className="link" onClick={() => view(started.display)}>View it now</button>
+          {t('sessions.started', { display: started.display })} <button className="link" onClick={() => view(started.display)}>{t('sessions.viewNow')}</button>
         </p>
       )}
-      <h2>Desktops on this server</h2>
-      {sessions === null && !error && <p role="status" className="progress">Listing VNC sessions…</p>}
-      {sessions && sessions.length === 0 && <p>No VNC desktop is running. Start one below.</p>}
+      <h2>{t('sessions.title')}</h2>
+      {sessions === null && !error && <p role="status" className="progress">{t('sessions.listing')}</p>}
+      {sessions && sessions.length === 0 && <p>{t('sessions.none')}</p>}
       {sessions && sessions.length > 0 && (
-        <table className="table" aria-label="VNC sessions">
-          <thead><tr><th scope="col">Display</th><th scope="col">Server</th><th scope="col">Listens on</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
+        <table className="table" aria-label={t('sessions.tableAria')}>
+          <thead><tr><th scope="col">{t('sessions.display')}</th><th scope="col">{t('sessions.server')}</th><th scope="col">{t('sessions.listensOn')}</th><th scope="col"><span className="sr-only">{t('sessions.actions')}</span></th></tr></thead>
           <tbody>
             {sessions.map((s) => (
               <tr key={s.display} data-testid={`session-${s.display}`}>
-                <td>:{s.display} <span className="muted">({s.unixPath ? `socket ${s.unixPath}` : `port ${s.port ?? '?'}`})</span></td>
-                <td>{s.flavor === 'turbovnc' ? 'TurboVNC' : s.flavor === 'tigervnc' ? 'TigerVNC' : '?'}{s.pid ? <span className="muted"> · pid {s.pid}</span> : null}</td>
-                <td>{s.localhostOnly === true ? 'localhost only' : s.localhostOnly === false ? <span className="warn-text">all interfaces!</span> : 'unknown'}</td>
+                <td>:{s.display} <span className="muted">{s.unixPath ? t('sessions.socket', { path: s.unixPath }) : t('sessions.port', { port: s.port ?? '?' })}</span></td>
+                <td>{s.flavor === 'turbovnc' ? 'TurboVNC' : s.flavor === 'tigervnc' ? 'TigerVNC' : '?'}{s.pid ? <span className="muted">{t('sessions.pid', { pid: s.pid })}</span> : null}</td>
+                <td>{s.localhostOnly === true ? t('sessions.localhostOnly') : s.localhostOnly === false ? <span className="warn-text">{t('sessions.allInterfaces')}</span> : t('sessions.unknown')}</td>
                 <td className="actions">
-                  <button className="primary" onClick={() => view(s.display)} aria-label={`View display ${s.display}`}>View</button>
-                  <button onClick={() => tunnel(s.display)} disabled={busy === `tunnel-${s.display}`} aria-label={`Tunnel only to display ${s.display}`}>Tunnel only</button>
-                  <button className="danger" onClick={() => setKilling(s)} disabled={busy === `kill-${s.display}`} aria-label={`Stop display ${s.display}`}>{busy === `kill-${s.display}` ? 'Stopping…' : 'Stop'}</button>
+                  <button className="primary" onClick={() => view(s.display)} aria-label={t('sessions.viewAria', { display: s.display })}>{t('sessions.view')}</button>
+                  <button onClick={() => tunnel(s.display)} disabled={busy === `tunnel-${s.display}`} aria-label={t('sessions.tunnelAria', { display: s.display })}>{t('sessions.tunnelOnly')}</button>
+                  <button className="danger" onClick={() => setKilling(s)} disabled={busy === `kill-${s.display}`} aria-label={t('sessions.stopAria', { display: s.display })}>{busy === `kill-${s.display}` ? t('sessions.stopping') : t('sessions.stop')}</button>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <h2>Start a desktop</h2>
-      <form className="form inline" onSubmit={start} aria-label="Start a VNC desktop">
-        <label>Size<input value={geometry} onChange={(e) => setGeometry(e.target.value)} placeholder="1920x1080" /></label>
-        <label>Window manager
+      <h2>{t('sessions.startTitle')}</h2>
+      <form className="form inline" onSubmit={start} aria-label={t('sessions.startAria')}>
+        <label>{t('sessions.size')}<input value={geometry} onChange={(e) => setGeometry(e.target.value)} placeholder="1920x1080" /></label>
+        <label>{t('sessions.wm')}
           <select value={wm} onChange={(e) => setWm(e.target.value)}>
-            <option value="">Server default</option>
+            <option value="">{t('sessions.serverDefault')}</option>
             {(report?.windowManagers ?? []).map((w) => <option key={w} value={w}>{w}</option>)}
           </select>
         </label>
         {report?.vnc.flavor === 'turbovnc' && turboHasSockets(report.vnc.version) && (
           // TurboVNC ≥ 3.1 listens on a 0600 Unix socket by default: no port on the server for other users to
           // try. TCP is for tools on the server that need a port; gpu-desk reaches either through SSH.
-          <label>Listens on
+          <label>{t('sessions.listensOn')}
             <select value={transport} onChange={(e) => setTransport(e.target.value as '' | 'unix' | 'tcp')} data-testid="session-transport">
-              <option value="">Unix socket (no TCP port)</option>
-              <option value="tcp">TCP port on the server's localhost</option>
+              <option value="">{t('sessions.unixSocket')}</option>
+              <option value="tcp">{t('sessions.tcp')}</option>
             </select>
           </label>
         )}
-        <button type="submit" className="primary" disabled={starting}>{starting ? 'Starting…' : 'Start desktop'}</button>
+        <button type="submit" className="primary" disabled={starting}>{starting ? t('sessions.starting') : t('sessions.start')}</button>
       </form>
       <details className="manual">
-        <summary>Open a display by number</summary>
+        <summary>{t('sessions.byNumber')}</summary>
         <form className="form inline" onSubmit={(e) => { e.preventDefault(); if (/^\d{1,2}$/.test(manual)) view(Number(manual)); }}>
-          <label>Display<input value={manual} onChange={(e) => setManual(e.target.value)} inputMode="numeric" placeholder="1" aria-label="Display number" /></label>
-          <button type="submit" disabled={!/^\d{1,2}$/.test(manual)}>View</button>
-          <button type="button" disabled={!/^\d{1,2}$/.test(manual)} onClick={() => tunnel(Number(manual))}>Tunnel only</button>
+          <label>{t('sessions.display')}<input value={manual} onChange={(e) => setManual(e.target.value)} inputMode="numeric" placeholder="1" aria-label={t('sessions.displayNumber')} /></label>
+          <button type="submit" disabled={!/^\d{1,2}$/.test(manual)}>{t('sessions.view')}</button>
+          <button type="button" disabled={!/^\d{1,2}$/.test(manual)} onClick={() => tunnel(Number(manual))}>{t('sessions.tunnelOnly')}</button>
         </form>
       </details>
       {killing && (
-        <Dialog title={`Stop display :${killing.display}?`} onCancel={() => setKilling(null)}>
-          <p>Every program running in that desktop is closed. Unsaved work there is lost.</p>
+        <Dialog title={t('sessions.stopTitle', { display: killing.display })} onCancel={() => setKilling(null)}>
+          <p>{t('sessions.stopText')}</p>
           <div className="dialog-actions">
-            <button onClick={() => setKilling(null)}>Cancel</button>
-            <button className="danger" onClick={() => kill(killing)}>Stop desktop</button>
+            <button onClick={() => setKilling(null)}>{t('common:actions.cancel')}</button>
+            <button className="danger" onClick={() => kill(killing)}>{t('sessions.stopDesktop')}</button>
           </div>
         </Dialog>
       )}

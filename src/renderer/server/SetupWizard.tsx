@@ -1,12 +1,16 @@
 import { useState } from 'react';
 import type { SetupPlanView, SetupProgress, SetupResultView, SetupStepStatus } from '../../shared/models';
-import { errorLine, useApi, useEvent } from '../app/api';
+import { useApi, useEvent } from '../app/api';
+import { Trans, useTranslation } from 'react-i18next';
+import { useErrorLine } from '../i18n/errors';
 
 type Phase = 'idle' | 'review' | 'sudo' | 'running' | 'result';
 
 /** Plan review (every command and why) → sudo password → per-step progress with its log → result. */
 export function SetupWizard({ connectionId, onFinished }: { connectionId: string; onFinished(): void }) {
   const api = useApi();
+  const { t } = useTranslation(['setup', 'common']);
+  const errorLine = useErrorLine();
   const [phase, setPhase] = useState<Phase>('idle');
   const [plan, setPlan] = useState<SetupPlanView | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -48,7 +52,9 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
       const r = await api.invoke('setup.apply', { connectionId, runId: id, sudoPassword: password, options });
       setResult(r);
     } catch (e) {
-      setResult({ ok: false, steps: [], error: { code: 'INTERNAL', message: errorLine(e) } });
+      // Kept as core sent it: the result line translates it by its code.
+      const x = e as { code?: string; message?: string; fix?: string };
+      setResult({ ok: false, steps: [], error: { code: x.code ?? 'INTERNAL', message: x.message ?? String(e), ...(x.fix ? { fix: x.fix } : {}) } });
     } finally {
       setSudo('');
       setPhase('result');
@@ -58,81 +64,81 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
 
   return (
     <div className="wizard" data-testid="setup-wizard">
-      <ol className="wizard-steps" aria-label="Set-up steps">
-        {(['review', 'sudo', 'running', 'result'] as const).map((p, i) => <li key={p} aria-current={phase === p ? 'step' : undefined}>{i + 1}. {{ review: 'Review the plan', sudo: 'Administrator password', running: 'Apply', result: 'Result' }[p]}</li>)}
+      <ol className="wizard-steps" aria-label={t('stepsAria')}>
+        {(['review', 'sudo', 'running', 'result'] as const).map((p, i) => <li key={p} aria-current={phase === p ? 'step' : undefined}>{t('phaseItem', { n: i + 1, label: t(`phases.${p}`) })}</li>)}
       </ol>
       {error && <p className="banner error" role="alert">{error}</p>}
       {phase === 'idle' && (
         <div>
-          <p>gpu-desk works out what this server needs for GPU-rendered desktops (VirtualGL, a VNC server, a window manager, safe VNC defaults) and shows you every command before anything runs.</p>
+          <p>{t('intro')}</p>
           <details className="plan-options" data-testid="setup-options">
-            <summary>Options</summary>
-            <label>Desktop to install if the server has none
+            <summary>{t('options')}</summary>
+            <label>{t('desktop')}
               <select data-testid="setup-desktop" value={desktop} onChange={(e) => setDesktop(e.target.value as 'xfce' | 'openbox')}>
-                <option value="xfce">Xfce (a light, complete desktop)</option>
-                <option value="openbox">Openbox (a minimal window manager)</option>
+                <option value="xfce">{t('xfce')}</option>
+                <option value="openbox">{t('openbox')}</option>
               </select>
             </label>
-            <label>Package mirror (optional)
+            <label>{t('mirror')}
               <input type="url" data-testid="setup-mirror" placeholder="https://mirror.example.org/gpu-packages" value={mirror} onChange={(e) => setMirror(e.target.value)} aria-describedby="mirror-help" />
             </label>
-            <p id="mirror-help" className="muted small">A directory with the VirtualGL and TurboVNC packages under their upstream names and a <code>SHA256SUMS</code> file. Empty: GitHub's releases, checked against GitHub's digests.</p>
-            <label className="check"><input type="checkbox" checked={allowUnverified} onChange={(e) => setAllowUnverified(e.target.checked)} /> Install a package even when there is no checksum to check it against (it is marked unverified in the plan)</label>
+            <p id="mirror-help" className="muted small"><Trans t={t} i18nKey="mirrorHelp" components={{ code: <code /> }} /></p>
+            <label className="check"><input type="checkbox" checked={allowUnverified} onChange={(e) => setAllowUnverified(e.target.checked)} /> {t('unverified')}</label>
           </details>
-          <button className="primary" data-testid="setup-make-plan" onClick={load}>Make the plan</button>
+          <button className="primary" data-testid="setup-make-plan" onClick={load}>{t('makePlan')}</button>
         </div>
       )}
       {phase === 'review' && plan && (
         <div>
-          <p>{plan.steps.length} step{plan.steps.length === 1 ? '' : 's'} for {plan.distro}, rendering back end <strong>{plan.backend.toUpperCase()}</strong>. Steps already done on the server are checked and skipped.</p>
+          <p><Trans t={t} i18nKey="summary" count={plan.steps.length} values={{ distro: plan.distro, backend: plan.backend.toUpperCase() }} components={{ strong: <strong /> }} /></p>
           <ol className="plan">
             {plan.steps.map((s) => (
               <li key={s.id}>
-                <h3>{s.title}{s.needsRoot && <span className="badge">root</span>}</h3>
+                <h3>{s.title}{s.needsRoot && <span className="badge">{t('root')}</span>}</h3>
                 <p>{s.why}</p>
-                <details><summary>Commands</summary>
-                  <p className="muted small">Check (already done when it succeeds):</p><pre className="mono">{s.check}</pre>
-                  <p className="muted small">Apply:</p><pre className="mono">{s.apply}</pre>
+                <details><summary>{t('commands')}</summary>
+                  <p className="muted small">{t('check')}</p><pre className="mono">{s.check}</pre>
+                  <p className="muted small">{t('apply')}</p><pre className="mono">{s.apply}</pre>
                 </details>
               </li>
             ))}
           </ol>
           {plan.notes.map((n) => <p key={n} className="muted">{n}</p>)}
-          <label className="check"><input type="checkbox" data-testid="setup-consent" checked={consent} onChange={(e) => setConsent(e.target.checked)} /> I have reviewed these commands and want gpu-desk to run them on this server.</label>
+          <label className="check"><input type="checkbox" data-testid="setup-consent" checked={consent} onChange={(e) => setConsent(e.target.checked)} /> {t('consent')}</label>
           <div className="dialog-actions">
-            <button onClick={() => setPhase('idle')}>Back</button>
-            <button className="primary" data-testid="setup-continue" disabled={!consent} onClick={() => (needsRoot ? setPhase('sudo') : run(null))}>Continue</button>
+            <button onClick={() => setPhase('idle')}>{t('common:actions.back')}</button>
+            <button className="primary" data-testid="setup-continue" disabled={!consent} onClick={() => (needsRoot ? setPhase('sudo') : run(null))}>{t('common:actions.continue')}</button>
           </div>
         </div>
       )}
       {phase === 'sudo' && (
         <form className="form" onSubmit={(e) => { e.preventDefault(); void run(sudo || null); }}>
-          <p>Some steps need root. The password goes to <code>sudo -S</code> on the server for this run only; it is never saved or logged. Leave empty if sudo needs no password.</p>
-          <label>sudo password<input type="password" data-testid="setup-sudo-password" autoComplete="off" value={sudo} onChange={(e) => setSudo(e.target.value)} autoFocus /></label>
+          <p><Trans t={t} i18nKey="sudoText" components={{ code: <code /> }} /></p>
+          <label>{t('sudoPassword')}<input type="password" data-testid="setup-sudo-password" autoComplete="off" value={sudo} onChange={(e) => setSudo(e.target.value)} autoFocus /></label>
           <div className="dialog-actions">
-            <button type="button" onClick={() => setPhase('review')}>Back</button>
-            <button type="submit" className="primary" data-testid="setup-apply">Apply the plan</button>
+            <button type="button" onClick={() => setPhase('review')}>{t('common:actions.back')}</button>
+            <button type="submit" className="primary" data-testid="setup-apply">{t('applyPlan')}</button>
           </div>
         </form>
       )}
       {(phase === 'running' || phase === 'result') && plan && (
         <div>
-          {phase === 'running' && <p role="status" className="progress">Applying… each step is checked first and re-checked after it runs.</p>}
+          {phase === 'running' && <p role="status" className="progress">{t('applying')}</p>}
           <ol className="plan progress-list">
             {plan.steps.map((s) => {
-              const st = status[s.id] ?? result?.steps.find((x) => x.id === s.id)?.status ?? 'pending';
+              const st = (status[s.id] as SetupStepStatus | undefined) ?? result?.steps.find((x) => x.id === s.id)?.status ?? 'pending';
               return (
                 <li key={s.id} className={`st-${st}`} data-testid={`step-${s.id}`}>
-                  <h3><span className="step-status">{String(st)}</span> {s.title}</h3>
-                  {(logs[s.id] || result?.steps.find((x) => x.id === s.id)?.output) && <pre className="mono log" aria-label={`Output of ${s.title}`}>{logs[s.id] || result?.steps.find((x) => x.id === s.id)?.output}</pre>}
+                  <h3><span className="step-status">{t(`status.${st === 'not-run' ? 'notRun' : st}`)}</span> {s.title}</h3>
+                  {(logs[s.id] || result?.steps.find((x) => x.id === s.id)?.output) && <pre className="mono log" aria-label={t('outputOf', { step: s.title })}>{logs[s.id] || result?.steps.find((x) => x.id === s.id)?.output}</pre>}
                 </li>
               );
             })}
           </ol>
           {result && (result.ok
-            ? <p className="banner ok" role="status" data-testid="setup-result" data-ok="true">Done: {result.steps.filter((s) => s.status === 'applied').length} step(s) applied, {result.steps.filter((s) => s.status === 'skipped').length} already in place.</p>
-            : <p className="banner error" role="alert" data-testid="setup-result" data-ok="false">Stopped{result.error?.stepId ? ` at ${result.error.stepId}` : ''}: {result.error?.message}{result.error?.fix ? ` — ${result.error.fix}` : ''}</p>)}
-          {phase === 'result' && <button onClick={() => { setPhase('idle'); setResult(null); setConsent(false); }}>Close</button>}
+            ? <p className="banner ok" role="status" data-testid="setup-result" data-ok="true">{t('done', { applied: result.steps.filter((s) => s.status === 'applied').length, skipped: result.steps.filter((s) => s.status === 'skipped').length })}</p>
+            : <p className="banner error" role="alert" data-testid="setup-result" data-ok="false">{result.error?.stepId ? t('stoppedAt', { step: result.error.stepId, error: errorLine(result.error) }) : t('stopped', { error: errorLine(result.error) })}</p>)}
+          {phase === 'result' && <button onClick={() => { setPhase('idle'); setResult(null); setConsent(false); }}>{t('common:actions.close')}</button>}
         </div>
       )}
     </div>

@@ -1,10 +1,14 @@
 import { useEffect, useState } from 'react';
 import type { SshConfigHost } from '../../shared/models';
-import { errorLine, useApi } from '../app/api';
+import { useApi } from '../app/api';
+import { useTranslation } from 'react-i18next';
+import { useErrorLine } from '../i18n/errors';
 import { Dialog } from '../app/Dialog';
 
 export function ImportDialog(props: { onDone(): void; onCancel(): void }) {
   const api = useApi();
+  const { t } = useTranslation(['servers', 'common']);
+  const errorLine = useErrorLine();
   const [hosts, setHosts] = useState<SshConfigHost[] | null>(null);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [error, setError] = useState<string | null>(null);
@@ -20,24 +24,25 @@ export function ImportDialog(props: { onDone(): void; onCancel(): void }) {
   const run = async () => {
     try {
       const r = await api.invoke('profiles.importSshConfig', { aliases: [...chosen] });
-      setResult(`Imported ${r.added.length}${r.skipped.length ? `, skipped ${r.skipped.map((s) => `${s.name} (${s.reason})`).join(', ')}` : ''}.${r.warnings.length ? ' ' + r.warnings.join(' ') : ''}`);
+      const skipped = r.skipped.length ? ` ${t('import.skipped', { list: r.skipped.map((s) => t('import.skippedOne', { name: s.name, reason: s.reason })).join(', ') })}` : '';
+      setResult(`${t('import.imported', { count: r.added.length })}${skipped}${r.warnings.length ? ' ' + r.warnings.join(' ') : ''}`);
     } catch (e) {
       setError(errorLine(e));
     }
   };
 
   return (
-    <Dialog title="Import from ~/.ssh/config" onCancel={props.onCancel} wide>
+    <Dialog title={t('import.title')} onCancel={props.onCancel} wide>
       {error && <p className="banner error" role="alert">{error}</p>}
-      {!hosts && !error && <p role="status">Reading your ssh config…</p>}
-      {hosts && hosts.length === 0 && <p>No concrete Host entries (wildcards are not imported).</p>}
+      {!hosts && !error && <p role="status">{t('import.reading')}</p>}
+      {hosts && hosts.length === 0 && <p>{t('import.none')}</p>}
       {hosts && hosts.length > 0 && !result && (
         <ul className="check-list">
           {hosts.map((h) => (
             <li key={h.alias}>
               <label className="check">
                 <input type="checkbox" checked={chosen.has(h.alias)} disabled={h.exists} onChange={(e) => setChosen((s) => { const n = new Set(s); if (e.target.checked) n.add(h.alias); else n.delete(h.alias); return n; })} />
-                <span><strong>{h.alias}</strong> <span className="muted">{h.user ? `${h.user}@` : ''}{h.host}:{h.port}{h.jumpHosts.length ? ` via ${h.jumpHosts.join(' → ')}` : ''}{h.exists ? ' — already saved' : ''}</span></span>
+                <span><strong>{h.alias}</strong> <span className="muted">{h.user ? `${h.user}@` : ''}{h.host}:{h.port}{h.jumpHosts.length ? t('via', { hops: h.jumpHosts.join(' → ') }) : ''}{h.exists ? t('import.alreadySaved') : ''}</span></span>
               </label>
               {h.warnings.map((w) => <p key={w} className="muted small">{w}</p>)}
             </li>
@@ -46,10 +51,10 @@ export function ImportDialog(props: { onDone(): void; onCancel(): void }) {
       )}
       {result && <p role="status">{result}</p>}
       <div className="dialog-actions">
-        {result ? <button className="primary" onClick={props.onDone}>Done</button> : (
+        {result ? <button className="primary" onClick={props.onDone}>{t('common:actions.done')}</button> : (
           <>
-            <button onClick={props.onCancel}>Cancel</button>
-            <button className="primary" disabled={!chosen.size} onClick={run}>Import {chosen.size || ''}</button>
+            <button onClick={props.onCancel}>{t('common:actions.cancel')}</button>
+            <button className="primary" disabled={!chosen.size} onClick={run}>{chosen.size ? t('import.run', { count: chosen.size }) : t('import.runNone')}</button>
           </>
         )}
       </div>

@@ -1,7 +1,9 @@
 import { useState } from 'react';
 import type { Profile, ProfileAuth } from '../../shared/models';
 import { profileInputSchema, type ProfileInput } from '../../shared/contract';
-import { errorLine, useApi } from '../app/api';
+import { useApi } from '../app/api';
+import { useTranslation } from 'react-i18next';
+import { useErrorLine } from '../i18n/errors';
 import { Dialog } from '../app/Dialog';
 
 type AuthKind = ProfileAuth['kind'];
@@ -9,6 +11,8 @@ type AuthKind = ProfileAuth['kind'];
 /** Add or edit a server. Validated here with the contract's own schema, and again by core. */
 export function ProfileForm(props: { profile: Profile | null; onDone(saved: Profile): void; onCancel(): void }) {
   const api = useApi();
+  const { t } = useTranslation(['servers', 'common']);
+  const errorLine = useErrorLine();
   const p = props.profile;
   const [name, setName] = useState(p?.name ?? '');
   const [host, setHost] = useState(p?.host ?? '');
@@ -44,11 +48,15 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
       viewer: p?.viewer ?? { quality: 6, compression: 2, encodings: [], scaling: 'fit', adaptive: true },
       forwards: forwards.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
         const m = /^(\d+):([^:\s]+):(\d+)$/.exec(s);
-        if (!m) throw new Error(`forward "${s}" should look like LOCALPORT:HOST:PORT, e.g. 8888:127.0.0.1:8888`);
+        if (!m) throw new Error(t('form.badForward', { spec: s }));
         return { kind: 'local' as const, localPort: Number(m[1]), remoteHost: m[2], remotePort: Number(m[3]) };
       }),
     };
   };
+
+  // The schema names fields by their property; the message says them as the form labels them.
+  const fieldLabel = (f: string): string =>
+    ({ name: t('form.name'), host: t('form.host'), port: t('form.port'), user: t('form.user'), jumpHosts: t('form.jumpHosts'), auth: t('form.signIn'), display: t('form.display'), forwards: t('form.forwards') })[f] ?? '';
 
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -59,7 +67,7 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
       const r = profileInputSchema.safeParse(input);
       if (!r.success) {
         const i = r.error.issues[0];
-        throw new Error(`${i.path.join('.') || 'profile'}: ${i.message}`);
+        throw new Error(t('form.invalid', { field: fieldLabel(String(i.path[0] ?? '')) || i.path.join('.'), message: i.message }));
       }
     } catch (err) {
       setError((err as Error).message);
@@ -76,37 +84,37 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
   };
 
   return (
-    <Dialog title={p ? `Edit ${p.name}` : 'Add server'} onCancel={props.onCancel} wide>
+    <Dialog title={p ? t('form.editTitle', { name: p.name }) : t('form.addTitle')} onCancel={props.onCancel} wide>
       <form onSubmit={save} className="form" aria-describedby={error ? 'profile-error' : undefined}>
-        <label>Name<input value={name} onChange={(e) => setName(e.target.value)} required placeholder="gpu-lab" autoFocus /></label>
+        <label>{t('form.name')}<input value={name} onChange={(e) => setName(e.target.value)} required placeholder="gpu-lab" autoFocus /></label>
         <div className="row">
-          <label className="grow">Host<input value={host} onChange={(e) => setHost(e.target.value)} required placeholder="gpu.example.org" /></label>
-          <label className="small">Port<input value={port} onChange={(e) => setPort(e.target.value)} inputMode="numeric" required /></label>
+          <label className="grow">{t('form.host')}<input value={host} onChange={(e) => setHost(e.target.value)} required placeholder="gpu.example.org" /></label>
+          <label className="small">{t('form.port')}<input value={port} onChange={(e) => setPort(e.target.value)} inputMode="numeric" required /></label>
         </div>
-        <label>User<input value={user} onChange={(e) => setUser(e.target.value)} placeholder="(from ssh config or your login)" /></label>
-        <label>Jump hosts<input value={jump} onChange={(e) => setJump(e.target.value)} placeholder="user@bastion:22, …" /></label>
+        <label>{t('form.user')}<input value={user} onChange={(e) => setUser(e.target.value)} placeholder={t('form.userPlaceholder')} /></label>
+        <label>{t('form.jumpHosts')}<input value={jump} onChange={(e) => setJump(e.target.value)} placeholder="user@bastion:22, …" /></label>
         <fieldset>
-          <legend>Sign in with</legend>
-          <select aria-label="Authentication" value={authKind} onChange={(e) => setAuthKind(e.target.value as AuthKind)}>
-            <option value="auto">Automatic (agent, default keys, then password)</option>
-            <option value="agent">SSH agent</option>
-            <option value="key-file">Private key file</option>
-            <option value="keychain-key">Key in the OS keychain</option>
-            <option value="password">Password</option>
+          <legend>{t('form.signIn')}</legend>
+          <select aria-label={t('form.authAria')} value={authKind} onChange={(e) => setAuthKind(e.target.value as AuthKind)}>
+            <option value="auto">{t('form.auth.auto')}</option>
+            <option value="agent">{t('form.auth.agent')}</option>
+            <option value="key-file">{t('form.auth.keyFile')}</option>
+            <option value="keychain-key">{t('form.auth.keychainKey')}</option>
+            <option value="password">{t('form.auth.password')}</option>
           </select>
-          {authKind === 'key-file' && <label>Key file<input value={keyPath} onChange={(e) => setKeyPath(e.target.value)} placeholder="~/.ssh/id_ed25519" required /></label>}
-          {authKind === 'keychain-key' && <label>Keychain key name<input value={keyName} onChange={(e) => setKeyName(e.target.value)} required /></label>}
-          {authKind === 'password' && <label className="check"><input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} /> Remember the password in the OS keychain</label>}
+          {authKind === 'key-file' && <label>{t('form.keyFile')}<input value={keyPath} onChange={(e) => setKeyPath(e.target.value)} placeholder="~/.ssh/id_ed25519" required /></label>}
+          {authKind === 'keychain-key' && <label>{t('form.keychainKey')}<input value={keyName} onChange={(e) => setKeyName(e.target.value)} required /></label>}
+          {authKind === 'password' && <label className="check"><input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} /> {t('form.remember')}</label>}
         </fieldset>
         <div className="row">
-          <label className="small">Display<input value={display} onChange={(e) => setDisplay(e.target.value)} inputMode="numeric" placeholder="auto" /></label>
-          <label className="grow">Geometry<input value={geometry} onChange={(e) => setGeometry(e.target.value)} placeholder="1920x1080" /></label>
+          <label className="small">{t('form.display')}<input value={display} onChange={(e) => setDisplay(e.target.value)} inputMode="numeric" placeholder={t('form.displayPlaceholder')} /></label>
+          <label className="grow">{t('form.geometry')}<input value={geometry} onChange={(e) => setGeometry(e.target.value)} placeholder="1920x1080" /></label>
         </div>
-        <label>Extra forwards<input value={forwards} onChange={(e) => setForwards(e.target.value)} placeholder="8888:127.0.0.1:8888 (Jupyter), 6006:127.0.0.1:6006" /></label>
+        <label>{t('form.forwards')}<input value={forwards} onChange={(e) => setForwards(e.target.value)} placeholder={t('form.forwardsPlaceholder')} /></label>
         {error && <p id="profile-error" className="banner error" role="alert">{error}</p>}
         <div className="dialog-actions">
-          <button type="button" onClick={props.onCancel}>Cancel</button>
-          <button type="submit" className="primary" disabled={saving}>{saving ? 'Saving…' : 'Save'}</button>
+          <button type="button" onClick={props.onCancel}>{t('common:actions.cancel')}</button>
+          <button type="submit" className="primary" disabled={saving}>{saving ? t('common:actions.saving') : t('common:actions.save')}</button>
         </div>
       </form>
     </Dialog>

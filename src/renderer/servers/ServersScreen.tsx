@@ -2,24 +2,22 @@ import { useEffect, useRef, useState } from 'react';
 import { takeAutoConnect } from '../api/client';
 import type { Profile } from '../../shared/models';
 import type { AppState } from '../app/App';
-import { errorCode, errorLine, useApi } from '../app/api';
+import { errorCode, useApi } from '../app/api';
+import { Trans, useTranslation } from 'react-i18next';
+import { useErrorLine } from '../i18n/errors';
+import { useFormat } from '../i18n/useFormat';
 import { Dialog } from '../app/Dialog';
 import { ProfileForm } from './ProfileForm';
 import { ImportDialog } from './ImportDialog';
 import { InstallKeyDialog } from '../keys/InstallKeyDialog';
 
 // UI text in one place, for the message catalogues (issue 18).
-const T = {
-  exportServers: 'Export servers…',
-  importServers: 'Import servers…',
-  dismiss: 'Dismiss',
-  removeText: 'The profile is removed from this computer, with its remembered password in the OS keychain. Keys in the keychain and the server itself are not touched.',
-};
-
-const STATE_LABEL: Record<string, string> = { connecting: 'Connecting…', ready: 'Connected', reconnecting: 'Reconnecting…', closed: 'Not connected', idle: 'Not connected' };
 
 export function ServersScreen({ state }: { state: AppState }) {
   const api = useApi();
+  const { t } = useTranslation(['servers', 'common']);
+  const errorLine = useErrorLine();
+  const fmt = useFormat();
   const [editing, setEditing] = useState<Profile | 'new' | null>(null);
   const [importing, setImporting] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
@@ -58,7 +56,7 @@ export function ServersScreen({ state }: { state: AppState }) {
       if (errorCode(e) === 'HOST_KEY_CHANGED') {
         const x = e as { message: string; fix?: string };
         setKeyChanged({ profile: p.name, message: x.message, fix: x.fix });
-      } else setError(`${p.name}: ${errorLine(e)}`);
+      } else setError(t('connectError', { name: p.name, error: errorLine(e) }));
     } finally {
       setBusy(null);
     }
@@ -67,12 +65,12 @@ export function ServersScreen({ state }: { state: AppState }) {
   return (
     <section aria-labelledby="servers-h" className="screen servers">
       <div className="screen-head">
-        <h1 id="servers-h">Servers</h1>
+        <h1 id="servers-h">{t('title')}</h1>
         <div className="actions">
-          <button onClick={() => void ex.exportAll()} disabled={ex.busy} data-testid="export-profiles">{T.exportServers}</button>
-          <button onClick={() => void ex.importFile()} disabled={ex.busy} data-testid="import-profiles">{T.importServers}</button>
-          <button onClick={() => setImporting(true)}>Import from ~/.ssh/config</button>
-          <button className="primary" onClick={() => setEditing('new')}>Add server</button>
+          <button onClick={() => void ex.exportAll()} disabled={ex.busy} data-testid="export-profiles">{t('exportServers')}</button>
+          <button onClick={() => void ex.importFile()} disabled={ex.busy} data-testid="import-profiles">{t('importServers')}</button>
+          <button onClick={() => setImporting(true)}>{t('importButton')}</button>
+          <button className="primary" onClick={() => setEditing('new')}>{t('add')}</button>
         </div>
       </div>
       {error && <p className="banner error" role="alert" data-testid="connect-error">{error}</p>}
@@ -80,15 +78,15 @@ export function ServersScreen({ state }: { state: AppState }) {
         <div className={`banner${ex.message.kind === 'error' ? ' error' : ''}`} role={ex.message.kind === 'error' ? 'alert' : 'status'} data-testid="exchange-message" data-kind={ex.message.kind}>
           <p>{ex.message.text}</p>
           {ex.message.details.length > 0 && <ul>{ex.message.details.map((d) => <li key={d}>{d}</li>)}</ul>}
-          <button className="link" onClick={ex.dismiss}>{T.dismiss}</button>
+          <button className="link" onClick={ex.dismiss}>{t('dismiss')}</button>
         </div>
       )}
       {state.profiles.length === 0 ? (
         <div className="empty">
-          <p>No servers yet. Add the GPU server you reach with <code>ssh</code>, or import its Host entry from your ssh config.</p>
+          <p><Trans t={t} i18nKey="empty" components={{ code: <code /> }} /></p>
         </div>
       ) : (
-        <ul className="server-list" aria-label="Saved servers">
+        <ul className="server-list" aria-label={t('listLabel')}>
           {state.profiles.map((p) => {
             const c = connOf(p);
             const st = c?.state ?? 'closed';
@@ -98,15 +96,15 @@ export function ServersScreen({ state }: { state: AppState }) {
                   <span className={`dot state-${st}`} aria-hidden="true" />
                   <div>
                     <h2>{p.name}</h2>
-                    <p className="muted">{p.user ? `${p.user}@` : ''}{p.host}{p.port !== 22 ? `:${p.port}` : ''}{p.jumpHosts.length ? ` via ${p.jumpHosts.join(' → ')}` : ''}</p>
+                    <p className="muted">{p.user ? `${p.user}@` : ''}{p.host}{p.port !== 22 ? `:${p.port}` : ''}{p.jumpHosts.length ? t('via', { hops: p.jumpHosts.join(' → ') }) : ''}</p>
                   </div>
                 </div>
-                <p className="server-state" aria-live="polite">{busy === p.id ? 'Connecting…' : STATE_LABEL[st]}{c?.rttMs != null && st === 'ready' ? ` · ${c.rttMs.toFixed(1)} ms` : ''}{c?.error && st === 'reconnecting' ? ` · ${c.error.message}` : ''}</p>
+                <p className="server-state" aria-live="polite">{busy === p.id ? t('state.connecting') : t(`state.${st}`)}{c?.rttMs != null && st === 'ready' ? t('rtt', { rtt: fmt.ms(c.rttMs) }) : ''}{c?.error && st === 'reconnecting' ? ` · ${c.error.message}` : ''}</p>
                 <div className="actions">
-                  <button className="primary" onClick={() => connect(p)} disabled={busy === p.id} aria-label={`${c ? 'Open' : 'Connect to'} ${p.name}`}>{c ? 'Open' : busy === p.id ? 'Connecting…' : 'Connect'}</button>
-                  {c && <button onClick={() => api.invoke('connections.close', { connectionId: c.id })} aria-label={`Disconnect ${p.name}`}>Disconnect</button>}
-                  <button onClick={() => setEditing(p)} aria-label={`Edit ${p.name}`}>Edit</button>
-                  <button className="danger" onClick={() => setRemoving(p)} aria-label={`Remove ${p.name}`}>Remove</button>
+                  <button className="primary" onClick={() => connect(p)} disabled={busy === p.id} aria-label={t(c ? 'openAria' : 'connectAria', { name: p.name })}>{c ? t('open') : busy === p.id ? t('state.connecting') : t('connect')}</button>
+                  {c && <button onClick={() => api.invoke('connections.close', { connectionId: c.id })} aria-label={t('disconnectAria', { name: p.name })}>{t('disconnect')}</button>}
+                  <button onClick={() => setEditing(p)} aria-label={t('editAria', { name: p.name })}>{t('edit')}</button>
+                  <button className="danger" onClick={() => setRemoving(p)} aria-label={t('removeAria', { name: p.name })}>{t('remove')}</button>
                 </div>
               </li>
             );
@@ -128,21 +126,21 @@ export function ServersScreen({ state }: { state: AppState }) {
       {installFor && <InstallKeyDialog profile={installFor} onClose={async () => { setInstallFor(null); await state.reloadProfiles(); }} />}
       {importing && <ImportDialog onDone={async () => { setImporting(false); await state.reloadProfiles(); }} onCancel={() => setImporting(false)} />}
       {removing && (
-        <Dialog title={`Remove ${removing.name}?`} onCancel={() => setRemoving(null)}>
-          <p>{T.removeText}</p>
+        <Dialog title={t('removeTitle', { name: removing.name })} onCancel={() => setRemoving(null)}>
+          <p>{t('removeText')}</p>
           <div className="dialog-actions">
-            <button onClick={() => setRemoving(null)}>Cancel</button>
-            <button className="danger" onClick={async () => { try { await api.invoke('profiles.remove', { id: removing.id }); } catch (e) { setError(errorLine(e)); } setRemoving(null); await state.reloadProfiles(); }}>Remove</button>
+            <button onClick={() => setRemoving(null)}>{t('common:actions.cancel')}</button>
+            <button className="danger" onClick={async () => { try { await api.invoke('profiles.remove', { id: removing.id }); } catch (e) { setError(errorLine(e)); } setRemoving(null); await state.reloadProfiles(); }}>{t('remove')}</button>
           </div>
         </Dialog>
       )}
       {keyChanged && (
-        <Dialog title="Warning: the server's identity has changed" alert testId="host-key-changed">
-          <p className="stop"><strong>gpu-desk did not connect to {keyChanged.profile}.</strong> The server presented a different host key from the one saved for it. Someone could be intercepting the connection, or the server was reinstalled.</p>
+        <Dialog title={t('keyChanged.title')} alert testId="host-key-changed">
+          <p className="stop"><strong>{t('keyChanged.stop', { name: keyChanged.profile })}</strong> {t('keyChanged.text')}</p>
           <p className="mono">{keyChanged.message}</p>
-          {keyChanged.fix && <p>If you know the server was reinstalled: {keyChanged.fix}</p>}
+          {keyChanged.fix && <p>{t('keyChanged.fix', { fix: keyChanged.fix })}</p>}
           <div className="dialog-actions">
-            <button className="primary" onClick={() => setKeyChanged(null)}>Close</button>
+            <button className="primary" onClick={() => setKeyChanged(null)}>{t('common:actions.close')}</button>
           </div>
         </Dialog>
       )}

@@ -1,14 +1,15 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ByteCounters, Profile, ViewerPrefs } from '../../shared/models';
 import type { AppState } from '../app/App';
-import { errorLine, useApi } from '../app/api';
+import { useApi } from '../app/api';
+import { useTranslation } from 'react-i18next';
+import { useErrorLine } from '../i18n/errors';
 import { ViewerSession, h264Available, type ViewerState } from './rfbSession';
 import { Hud } from './Hud';
 import { CodecPanel } from './CodecPanel';
 import { KEY_COMBOS } from './keys';
 import { loadPrefs, profileInput, savedPart, storeLocal } from './prefs';
 import { tunnelRate, type TunnelRate, type ViewerSample } from './stats';
-import { useTranslation } from 'react-i18next';
 import { ForwardsPanel } from '../forwards/ForwardsPanel';
 import { draggedFiles, useUploads } from '../files/useUploads';
 
@@ -25,6 +26,10 @@ declare global {
 
 export function ViewerScreen({ state, connectionId, display, profile }: { state: AppState; connectionId: string; display: number; profile?: Profile }) {
   const api = useApi();
+  const { t } = useTranslation(['viewer', 'common']);
+  const errorLine = useErrorLine();
+  const tRef = useRef(t);
+  tRef.current = t;
   const screenRef = useRef<HTMLDivElement>(null);
   const wrapRef = useRef<HTMLDivElement>(null);
   const session = useRef<ViewerSession | null>(null);
@@ -108,10 +113,10 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
             s.focus();
           } else if (st === 'disconnected') {
             if (detail?.reason) { setPhase('lost'); setWhy(detail.reason); }
-            else if (s.channel.closeCode === 1011 && sshStateRef.current === 'ready') { setPhase('lost'); setWhy(`Display :${display} is not running on the server (${s.channel.closeReason || 'nothing listens on its port'}).`); }
+            else if (s.channel.closeCode === 1011 && sshStateRef.current === 'ready') { setPhase('lost'); setWhy(tRef.current('overlay.notRunning', { display, reason: s.channel.closeReason || tRef.current('overlay.nothingListens') })); }
             // Anything else is retried: a dropped SSH link comes back, and a desktop that is gone
             // shows up on the next attempt as 1011 (nothing listens on its port) → lost.
-            else retry('The connection to the desktop dropped.');
+            else retry(tRef.current('overlay.dropped'));
           }
         },
         onSample: (x) => {
@@ -178,31 +183,31 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
 
   const sshState = conn?.state;
   const overlay =
-    phase === 'connected' && sshState === 'reconnecting' ? { title: 'Reconnecting…', text: 'The SSH connection dropped; gpu-desk is bringing it back.' }
-    : phase === 'opening' || phase === 'connecting' ? { title: 'Connecting…', text: `Opening display :${display} through the SSH tunnel.` }
-    : phase === 'reconnecting' ? { title: 'Reconnecting…', text: why ?? '' }
-    : phase === 'lost' || phase === 'disconnected' ? { title: 'Connection lost', text: why ?? 'The desktop is no longer reachable.' }
+    phase === 'connected' && sshState === 'reconnecting' ? { title: t('overlay.reconnecting'), text: t('overlay.sshDropped') }
+    : phase === 'opening' || phase === 'connecting' ? { title: t('overlay.connecting'), text: t('overlay.opening', { display }) }
+    : phase === 'reconnecting' ? { title: t('overlay.reconnecting'), text: why ?? '' }
+    : phase === 'lost' || phase === 'disconnected' ? { title: t('overlay.lost'), text: why ?? t('overlay.unreachable') }
     : null;
 
   return (
-    <section className="viewer" aria-label={`Remote desktop :${display}`} data-phase={phase}>
-      <div className="viewer-bar" role="toolbar" aria-label="Viewer controls">
-        <button onClick={() => state.go({ screen: 'server', connectionId, profileId: profile?.id ?? '' })} aria-label="Back to the server">← Back</button>
-        <label>Scale
-          <select value={prefs.scale} onChange={(e) => update({ ...prefs, scale: e.target.value as ViewerPrefs['scale'] })} aria-label="Scaling">
-            <option value="fit">Fit to window</option>
-            <option value="native">1:1</option>
-            <option value="remote">Resize remote to window</option>
+    <section className="viewer" aria-label={t('aria', { display })} data-phase={phase}>
+      <div className="viewer-bar" role="toolbar" aria-label={t('toolbar')}>
+        <button onClick={() => state.go({ screen: 'server', connectionId, profileId: profile?.id ?? '' })} aria-label={t('backAria')}>{t('back')}</button>
+        <label>{t('scale')}
+          <select value={prefs.scale} onChange={(e) => update({ ...prefs, scale: e.target.value as ViewerPrefs['scale'] })} aria-label={t('scaleAria')}>
+            <option value="fit">{t('scaleFit')}</option>
+            <option value="native">{t('scaleNative')}</option>
+            <option value="remote">{t('scaleRemote')}</option>
           </select>
         </label>
-        <button aria-pressed={panel === 'codec'} onClick={() => setPanel(panel === 'codec' ? null : 'codec')} data-testid="open-codec">Quality</button>
-        <button aria-pressed={panel === 'keys'} onClick={() => setPanel(panel === 'keys' ? null : 'keys')} aria-haspopup="menu">Send keys</button>
+        <button aria-pressed={panel === 'codec'} onClick={() => setPanel(panel === 'codec' ? null : 'codec')} data-testid="open-codec">{t('quality')}</button>
+        <button aria-pressed={panel === 'keys'} onClick={() => setPanel(panel === 'keys' ? null : 'keys')} aria-haspopup="menu">{t('sendKeys')}</button>
         <button onClick={() => session.current?.ctrlAltDel()}>Ctrl+Alt+Del</button>
-        <button aria-pressed={panel === 'clipboard'} onClick={() => setPanel(panel === 'clipboard' ? null : 'clipboard')}>Clipboard</button>
-        <label className="check"><input type="checkbox" checked={prefs.viewOnly} onChange={(e) => update({ ...prefs, viewOnly: e.target.checked })} /> View only</label>
-        <label className="check"><input type="checkbox" checked={prefs.showHud} onChange={(e) => update({ ...prefs, showHud: e.target.checked })} data-testid="toggle-hud" /> Figures</label>
-        <button onClick={fullscreen}>Full screen</button>
-        <span className={`phase phase-${phase}`} role="status" data-testid="viewer-phase">{phase === 'connected' ? (sshState === 'reconnecting' ? 'reconnecting' : 'connected') : phase}</span>
+        <button aria-pressed={panel === 'clipboard'} onClick={() => setPanel(panel === 'clipboard' ? null : 'clipboard')}>{t('clipboard')}</button>
+        <label className="check"><input type="checkbox" checked={prefs.viewOnly} onChange={(e) => update({ ...prefs, viewOnly: e.target.checked })} /> {t('viewOnly')}</label>
+        <label className="check"><input type="checkbox" checked={prefs.showHud} onChange={(e) => update({ ...prefs, showHud: e.target.checked })} data-testid="toggle-hud" /> {t('figures')}</label>
+        <button onClick={fullscreen}>{t('fullScreen')}</button>
+        <span className={`phase phase-${phase}`} role="status" data-testid="viewer-phase" data-phase={phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}>{t(`phase.${phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}`)}</span>
       </div>
       <div
         className="viewer-body"
@@ -228,34 +233,34 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
           <div className="viewer-overlay" role={phase === 'lost' ? 'alert' : 'status'}>
             <h2>{overlay.title}</h2>
             <p>{overlay.text}</p>
-            {(phase === 'lost' || phase === 'disconnected') && <button className="primary" onClick={() => { retries.current = 0; setPhase('opening'); setWhy(null); setGen((g) => g + 1); }}>Reconnect</button>}
+            {(phase === 'lost' || phase === 'disconnected') && <button className="primary" onClick={() => { retries.current = 0; setPhase('opening'); setWhy(null); setGen((g) => g + 1); }}>{t('overlay.reconnect')}</button>}
           </div>
         )}
         {askPassword && (
-          <form className="viewer-overlay" aria-label="VNC password" onSubmit={(e) => { e.preventDefault(); session.current?.sendPassword(vncPassword); setVncPassword(''); setAskPassword(false); }}>
-            <h2>This desktop asks for its VNC password</h2>
-            <p>It was started outside gpu-desk. The password is sent to the session only and not saved.</p>
-            <input type="password" aria-label="VNC password" value={vncPassword} onChange={(e) => setVncPassword(e.target.value)} autoFocus />
-            <div className="actions"><button type="button" onClick={() => { setAskPassword(false); session.current?.close(); setPhase('lost'); setWhy('No VNC password given.'); }}>Cancel</button><button type="submit" className="primary">Connect</button></div>
+          <form className="viewer-overlay" aria-label={t('password.aria')} onSubmit={(e) => { e.preventDefault(); session.current?.sendPassword(vncPassword); setVncPassword(''); setAskPassword(false); }}>
+            <h2>{t('password.title')}</h2>
+            <p>{t('password.text')}</p>
+            <input type="password" aria-label={t('password.aria')} value={vncPassword} onChange={(e) => setVncPassword(e.target.value)} autoFocus />
+            <div className="actions"><button type="button" onClick={() => { setAskPassword(false); session.current?.close(); setPhase('lost'); setWhy(t('password.none')); }}>{t('common:actions.cancel')}</button><button type="submit" className="primary">{t('password.connect')}</button></div>
           </form>
         )}
         {prefs.showHud && <Hud history={history} tunnel={tunnel} tunnelHistory={tunnelHistory} />}
         {panel === 'codec' && <CodecPanel prefs={prefs} turbo={turbo} h264={h264} live={live} onChange={update} onClose={() => setPanel(null)} />}
         {panel === 'keys' && (
-          <div className="menu" role="menu" aria-label="Send keys">
+          <div className="menu" role="menu" aria-label={t('keys.menu')}>
             {KEY_COMBOS.map((k) => (
-              <button key={k.label} role="menuitem" onClick={() => { session.current?.sendCombo(k.keys); setPanel(null); session.current?.focus(); }}>{k.label}</button>
+              <button key={k.label} role="menuitem" onClick={() => { session.current?.sendCombo(k.keys); setPanel(null); session.current?.focus(); }}>{k.words ? t(`keys.${k.words}`) : k.label}</button>
             ))}
           </div>
         )}
         {panel === 'clipboard' && (
-          <aside className="clip-panel" aria-label="Clipboard">
-            <label>Remote clipboard<textarea readOnly value={remoteClip} rows={3} /></label>
-            <button onClick={() => navigator.clipboard?.writeText(remoteClip).catch(() => {})} disabled={!remoteClip}>Copy to this computer</button>
-            <label>Send text to the remote clipboard<textarea value={localClip} onChange={(e) => setLocalClip(e.target.value)} rows={3} /></label>
+          <aside className="clip-panel" aria-label={t('clip.aria')}>
+            <label>{t('clip.remote')}<textarea readOnly value={remoteClip} rows={3} /></label>
+            <button onClick={() => navigator.clipboard?.writeText(remoteClip).catch(() => {})} disabled={!remoteClip}>{t('clip.copy')}</button>
+            <label>{t('clip.send')}<textarea value={localClip} onChange={(e) => setLocalClip(e.target.value)} rows={3} /></label>
             <div className="actions">
-              <button onClick={async () => { try { setLocalClip(await navigator.clipboard.readText()); } catch { /* permission refused: type or paste instead */ } }}>Paste from this computer</button>
-              <button className="primary" onClick={() => session.current?.paste(localClip)} disabled={!localClip}>Send</button>
+              <button onClick={async () => { try { setLocalClip(await navigator.clipboard.readText()); } catch { /* permission refused: type or paste instead */ } }}>{t('clip.paste')}</button>
+              <button className="primary" onClick={() => session.current?.paste(localClip)} disabled={!localClip}>{t('clip.sendButton')}</button>
             </div>
           </aside>
         )}

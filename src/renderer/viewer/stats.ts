@@ -39,18 +39,6 @@ export class SampleRing<T> {
   }
 }
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${Math.round(n)} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(2)} MiB`;
-}
-
-export function formatRate(bytesPerSec: number): string {
-  const bits = bytesPerSec * 8;
-  if (bits < 1e6) return `${(bits / 1e3).toFixed(0)} kbit/s`;
-  return `${(bits / 1e6).toFixed(1)} Mbit/s`;
-}
-
 export interface TunnelRate {
   inPerSec: number;
   outPerSec: number;

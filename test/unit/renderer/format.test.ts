@@ -25,8 +25,12 @@ describe('format.ts', () => {
     expect(formatByteRate(999, 'zh-CN')).toBe('999 B/秒');
     expect(plain(formatBitRate(45_200_000, 'en'))).toBe('45.2 Mb/s');
     expect(plain(formatBitRate(45_200_000, 'zh-CN'))).toBe('45.2 Mb/秒');
+    expect(plain(formatBitRate(1_250_000 * 8, 'en'))).toBe('10 Mb/s');
     expect(formatFps(59.94, 'en')).toBe('60 fps');
     expect(formatFps(7.25, 'zh-CN')).toBe('7.3 帧/秒');
+    // The HUD keeps one decimal so the figure does not change width every second.
+    expect(formatFps(0, 'en', 1)).toBe('0.0 fps');
+    expect(formatFps(24, 'zh-CN', 1)).toBe('24.0 帧/秒');
   });
 
   it('short times and durations as their two largest parts', () => {

@@ -9,6 +9,15 @@ export default {
   displayCrumb: 'Display :{{display}}',
   tunnelCrumb: 'Tunnel',
   cannotStart: 'gpu-desk cannot start',
+  actions: {
+    cancel: 'Cancel',
+    close: 'Close',
+    continue: 'Continue',
+    back: 'Back',
+    save: 'Save',
+    saving: 'Saving…',
+    done: 'Done',
+  },
   theme: {
     label: 'Theme',
     aria: 'Colour theme',

@@ -11,6 +11,15 @@ const zhCN: Catalogue<typeof en> = {
   displayCrumb: '显示器 :{{display}}',
   tunnelCrumb: '隧道',
   cannotStart: 'gpu-desk 无法启动',
+  actions: {
+    cancel: '取消',
+    close: '关闭',
+    continue: '继续',
+    back: '返回',
+    save: '保存',
+    saving: '正在保存…',
+    done: '完成',
+  },
   theme: {
     label: '主题',
     aria: '配色主题',

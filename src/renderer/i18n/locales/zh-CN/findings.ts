@@ -1,0 +1,48 @@
+import type en from '../en/findings';
+import type { Catalogue } from '../../catalogue';
+
+const zhCN: Catalogue<typeof en> = {
+  message: {
+    noDriver: '这台服务器上没有运行 NVIDIA 驱动，3D 程序无法在这里使用 GPU。',
+    noDriverSmi: '没有运行 NVIDIA 驱动：nvidia-smi 提示“{{smiError}}”。3D 程序无法在这台服务器上使用 GPU。',
+    smiFailed: 'NVIDIA 驱动已加载，但 nvidia-smi 运行失败：“{{smiError}}”。本报告中缺少 GPU 详情。',
+    virtualglMissing: '未安装 VirtualGL：3D 程序将在 CPU 上渲染，就像缓慢的 X11 转发那样（每秒只有几帧，而 GPU 闲着）。',
+    virtualglOld: 'VirtualGL {{version}} 早于 3.0，没有 EGL 后端，需要 :0 上的 3D X 服务器。',
+    no3dXUnusable: '这里只能使用 VirtualGL 的 GLX 后端，而 :0 上的 X 服务器无法用于 3D 渲染（{{error}}）。',
+    no3dX: '这里只能使用 VirtualGL 的 GLX 后端（没有 EGL 设备），而 :0 上没有可供它渲染的 3D X 服务器。',
+    glxSoftware: ':0 上的 X 服务器用 {{renderer}} 渲染 OpenGL，这是在 CPU 上的软件渲染，而不是 GPU。',
+    eglNotAccessible: '{{user}} 无法使用 VirtualGL 的 EGL 后端：{{reason}}。',
+    eglSoftwareNoDriver: 'VirtualGL 的 EGL 设备 {{device}} 是 {{renderer}}，属于软件渲染器：桌面中的 3D 程序会在 CPU 而不是 GPU 上渲染，因为没有加载任何 GPU 驱动，Mesa 只能提供软件光栅化。程序仍能运行，但会很慢。',
+    eglSoftwareCannotOpen: 'VirtualGL 的 EGL 设备 {{device}} 是 {{renderer}}，属于软件渲染器：桌面中的 3D 程序会在 CPU 而不是 GPU 上渲染，因为 {{user}} 无法打开 {{path}}，GPU 的 EGL 设备因此没有提供给该账户。程序仍能运行，但会很慢。',
+    eglSoftwareNoDevice: 'VirtualGL 的 EGL 设备 {{device}} 是 {{renderer}}，属于软件渲染器：桌面中的 3D 程序会在 CPU 而不是 GPU 上渲染，因为没有 GPU 向该账户提供 EGL 设备。程序仍能运行，但会很慢。',
+    sessionOpen: 'VNC 会话 :{{display}} 在端口 {{port}}（{{where}}）上接受来自网络的连接：任何能访问这台服务器的人都可以尝试它的密码。',
+    portOpen: '有一个不属于你的程序在端口 {{port}}（显示器 :{{display}}，{{addresses}}）上接受来自网络的 VNC 连接：可能是其他账户的会话或系统 VNC 服务。',
+    noVnc: '未安装 VNC 服务器，因此没有可以显示到你屏幕上的虚拟桌面。',
+    tigervncOnly: '已安装 TigerVNC {{version}}；TurboVNC 的 3D 性能更好，并且支持一次性密码。',
+    noWm: '未安装窗口管理器或桌面：VNC 会话中的窗口将没有可拖动的标题栏，甚至只有一块空白屏幕。',
+    unsupportedOs: 'gpu-desk 没有适用于 {{os}} 的配置方案；上面的诊断仍然适用。',
+    unsupportedOsUnknown: 'gpu-desk 没有适用于该操作系统的配置方案；上面的诊断仍然适用。',
+    noSudo: '{{user}} 在这里无法使用 sudo，因此 gpu-desk 无法安装任何软件（会话仍可使用）。',
+  },
+  fix: {
+    driverUbuntu: '用 `sudo ubuntu-drivers install`（或 `sudo apt install nvidia-driver-535-server`）安装驱动，重启后再次检测',
+    driverDebian: '启用 non-free-firmware/contrib/non-free 组件，运行 `sudo apt install nvidia-driver`，重启后再次检测',
+    driverRhel: '添加 NVIDIA 的 CUDA 软件源并运行 `sudo dnf module install nvidia-driver:latest-dkms`，重启后再次检测',
+    driverOther: '为该发行版安装 NVIDIA 驱动，重启后再次检测',
+    reboot: '驱动与库版本不一致通常意味着升级驱动后没有重启：请重启服务器',
+    planVirtualgl: '运行配置计划（`gpu-desk setup <server> --plan`）：它会从官方软件包安装 VirtualGL',
+    upgradeVirtualgl: '把 VirtualGL 升级到 3.x（配置计划会完成这一步），即可无需 3D X 服务器进行渲染',
+    planGlx: '运行配置计划：它会在 GPU 上配置无头 X 服务器（`nvidia-xconfig --use-display-device=None`）并运行 `vglserver_config`',
+    pointXorg: '让 Xorg 使用 NVIDIA GPU：运行 `sudo nvidia-xconfig -a --allow-empty-initial-configuration --use-display-device=None --busid <BusID>`，然后重启显示管理器',
+    driverFirst: '先安装 NVIDIA 驱动；没有它，Xorg 会退回到 llvmpipe',
+    vglEgl: '运行 `sudo /opt/VirtualGL/bin/vglserver_config -config +egl` 和 `sudo usermod -aG vglusers {{user}}`，然后重新登录',
+    stopSession: '停止它（`gpu-desk sessions <server> kill {{display}}`），再用 gpu-desk 启动一个新会话：gpu-desk 总是只绑定 localhost，并经由 SSH 访问',
+    askOwner: '请它的所有者或管理员用 -localhost 重启它；配置计划会把这设为所有会话的默认值',
+    planVnc: '运行配置计划：它会从官方软件包安装 TurboVNC（无法获取时改装发行版自带的 TigerVNC）',
+    turbovncOptional: '可选：配置计划可以在其旁边安装 TurboVNC',
+    planWm: '运行配置计划：它会安装一个轻量桌面（Xfce）',
+    byHand: '参照 VirtualGL 和 TurboVNC 的文档手动配置，或者改用 Ubuntu 20.04/22.04/24.04、Debian 12 或 RHEL/Rocky 8/9',
+    askAdmin: '请管理员运行配置计划，或为你开通 sudo 权限',
+  },
+};
+export default zhCN;

@@ -1,0 +1,48 @@
+import type en from '../en/setup';
+import type { Catalogue } from '../../catalogue';
+
+const zhCN: Catalogue<typeof en> = {
+  stepsAria: '配置步骤',
+  phases: {
+    review: '查看计划',
+    sudo: '管理员密码',
+    running: '执行',
+    result: '结果',
+  },
+  phaseItem: '{{n}}. {{label}}',
+  intro: 'gpu-desk 会分析这台服务器运行 GPU 渲染桌面还缺什么（VirtualGL、VNC 服务器、窗口管理器、安全的 VNC 默认设置），并在执行任何操作之前把每条命令都展示给你。',
+  options: '选项',
+  desktop: '服务器没有桌面时要安装的桌面',
+  xfce: 'Xfce（轻量而完整的桌面）',
+  openbox: 'Openbox（极简的窗口管理器）',
+  mirror: '软件包镜像（可选）',
+  mirrorHelp: '一个目录，其中包含以上游文件名命名的 VirtualGL 和 TurboVNC 软件包，以及 <code>SHA256SUMS</code> 文件。留空则使用 GitHub 发布页，并以 GitHub 提供的摘要校验。',
+  unverified: '即使没有可供校验的校验和也安装软件包（计划中会标记为未校验）',
+  makePlan: '生成计划',
+  summary_one: '针对 {{distro}} 共 {{count}} 个步骤，渲染后端为 <strong>{{backend}}</strong>。服务器上已完成的步骤会先检查并跳过。',
+  summary_other: '针对 {{distro}} 共 {{count}} 个步骤，渲染后端为 <strong>{{backend}}</strong>。服务器上已完成的步骤会先检查并跳过。',
+  root: '需要 root',
+  commands: '命令',
+  check: '检查（成功即表示已完成）：',
+  apply: '执行：',
+  consent: '我已查看这些命令，并同意 gpu-desk 在这台服务器上运行它们。',
+  sudoText: '部分步骤需要 root 权限。密码只会在本次执行中传给服务器上的 <code>sudo -S</code>，不会被保存或写入日志。如果 sudo 不需要密码，请留空。',
+  sudoPassword: 'sudo 密码',
+  applyPlan: '执行计划',
+  applying: '正在执行… 每个步骤执行前先检查，执行后再复查。',
+  status: {
+    pending: '等待中',
+    checking: '检查中',
+    running: '执行中',
+    applied: '已执行',
+    skipped: '已跳过',
+    done: '已完成',
+    notRun: '未执行',
+    failed: '失败',
+  },
+  outputOf: '{{step}} 的输出',
+  done: '完成：执行了 {{applied}} 个步骤，{{skipped}} 个已就绪。',
+  stopped: '已中止：{{error}}',
+  stoppedAt: '在 {{step}} 处中止：{{error}}',
+};
+export default zhCN;

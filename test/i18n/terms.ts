@@ -1,0 +1,28 @@
+/**
+ * Words that stay as they are in Chinese text: product and protocol names, units, commands, and
+ * what the bed's own data puts on screen. Anything else in Latin letters on a zh-CN screen is English
+ * left untranslated.
+ */
+export const LATIN_TERMS = new Set(
+  [
+    'gpu-desk', 'GPU', 'GPUs', 'SSH', 'VNC', 'NVIDIA', 'VirtualGL', 'TurboVNC', 'TigerVNC', 'RealVNC', 'Slurm', 'X', 'X11', 'Xorg',
+    'EGL', 'GLX', 'OpenGL', 'Mesa', 'llvmpipe', 'Xfce', 'Openbox', 'JPEG', 'Tight', 'ZRLE', 'Hextile', 'Raw', 'H.264', 'zlib', 'Zlib',
+    'Jupyter', 'TensorBoard', 'TCP', 'Unix', 'localhost', 'root', 'sudo', 'ssh', 'agent', 'config', 'Host', 'ProxyCommand', 'Ctrl',
+    'Alt', 'Del', 'Esc', 'Super', 'Windows', 'Print', 'Screen', 'Tab', 'Shift', 'Backspace', 'MiB', 'KiB', 'GiB', 'MB', 'kB', 'GB',
+    'Mb', 'B', 'fps', 'X', 'English', 'SHA256SUMS', 'GitHub', 'pid', 'Debian', 'Ubuntu', 'RHEL', 'Rocky', 'amd64', 'x86_64', 'kernel',
+    'nvidia-smi', 'A100', 'PCIe', 'SXM4', 'Linux', 'GNU', 'CPU', 'CUDA', 'DRI', 'HTTP', 'HTTPS', 'SFTP', 'URL', 'bookworm', 'OTP', 'UTC',
+  ].map((w) => w.toLowerCase()),
+);
+
+/** The Latin-letter words in a text that are not known terms (paths, addresses and placeholders removed first). */
+export function untranslatedWords(text: string, extra: Iterable<string> = []): string[] {
+  const allowed = new Set([...LATIN_TERMS, ...[...extra].map((w) => w.toLowerCase())]);
+  const stripped = text
+    .replace(/\{\{[^}]*\}\}/g, ' ')
+    .replace(/<\/?[a-z]+\s*\/?>/g, ' ')
+    .replace(/`[^`]*`/g, ' ')
+    .replace(/(?:[~\w.-]*\/)+[\w.-]*/g, ' ')
+    .replace(/\b[\w.-]+@[\w.-]+(:\d+)?/g, ' ')
+    .replace(/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b/g, ' ');
+  return (stripped.match(/(?<![\w-])[A-Za-z][A-Za-z0-9._-]*/g) ?? []).map((w) => w.replace(/[._-]+$/, '')).filter((w) => w && !allowed.has(w.toLowerCase()));
+}
