@@ -30,9 +30,6 @@ export interface AppState {
   exchange: ProfileExchange;
 }
 
-// UI text in one place, for the message catalogues (issue 18).
-const T = { keys: 'Keys' };
-
 export function App({ api }: { api: GpuDeskApi }) {
   const [route, setRoute] = useState<Route>({ screen: 'servers' });
   const [profiles, setProfiles] = useState<Profile[]>([]);
@@ -42,6 +39,7 @@ export function App({ api }: { api: GpuDeskApi }) {
   const theme = useTheme();
   const language = useLanguageSetting(api);
   const { t } = useTranslation('common');
+  const { t: tKeys } = useTranslation('keys');
 
   const reloadProfiles = useCallback(async () => {
     try {
@@ -84,7 +82,7 @@ export function App({ api }: { api: GpuDeskApi }) {
   const profileOf = (id: string) => profiles.find((p) => p.id === id);
 
   const serverName = route.screen === 'servers' || route.screen === 'keys' ? null : (profileOf(route.profileId)?.name ?? t('serverFallback'));
-  const place = route.screen === 'viewer' ? `${serverName} ${t('displayCrumb', { display: route.display })}` : route.screen === 'keys' ? T.keys : serverName;
+  const place = route.screen === 'viewer' ? `${serverName} ${t('displayCrumb', { display: route.display })}` : route.screen === 'keys' ? tKeys('nav') : serverName;
   useEffect(() => {
     document.title = place ? t('windowTitleWith', { place }) : t('windowTitle');
   }, [place, t]);
@@ -95,7 +93,7 @@ export function App({ api }: { api: GpuDeskApi }) {
         <header className="topbar">
           <button className="brand" onClick={() => setRoute({ screen: 'servers' })} aria-label={t('home')}>{t('appName')}</button>
           <nav aria-label={t('breadcrumb')} className="crumbs">
-            {route.screen === 'keys' && <><span aria-hidden="true">›</span><span>{T.keys}</span></>}
+            {route.screen === 'keys' && <><span aria-hidden="true">›</span><span>{tKeys('nav')}</span></>}
             {route.screen !== 'servers' && route.screen !== 'keys' && (
               <>
                 <span aria-hidden="true">›</span>
@@ -105,7 +103,7 @@ export function App({ api }: { api: GpuDeskApi }) {
               </>
             )}
           </nav>
-          <button className={route.screen === 'keys' ? 'link current' : 'link'} onClick={() => setRoute({ screen: 'keys' })} aria-current={route.screen === 'keys' ? 'page' : undefined} data-testid="nav-keys">{T.keys}</button>
+          <button className={route.screen === 'keys' ? 'link current' : 'link'} onClick={() => setRoute({ screen: 'keys' })} aria-current={route.screen === 'keys' ? 'page' : undefined} data-testid="nav-keys">{tKeys('nav')}</button>
           <LanguageSwitch setting={language} />
           <ThemeSwitch theme={theme} />
         </header>

@@ -25,6 +25,8 @@ import zhCNSetup from './locales/zh-CN/setup';
 import zhCNServer from './locales/zh-CN/server';
 import zhCNViewer from './locales/zh-CN/viewer';
 import zhCNPrompts from './locales/zh-CN/prompts';
+import enKeys from './locales/en/keys';
+import zhCNKeys from './locales/zh-CN/keys';
 
 export const en = {
   common: enCommon,
@@ -37,6 +39,7 @@ export const en = {
   server: enServer,
   viewer: enViewer,
   prompts: enPrompts,
+  keys: enKeys,
 } as const;
 
 export const zhCN: { [NS in keyof typeof en]: Catalogue<(typeof en)[NS]> } = {
@@ -50,6 +53,7 @@ export const zhCN: { [NS in keyof typeof en]: Catalogue<(typeof en)[NS]> } = {
   server: zhCNServer,
   viewer: zhCNViewer,
   prompts: zhCNPrompts,
+  keys: zhCNKeys,
 };
 
 export type Namespace = keyof typeof en;

@@ -1,12 +1,8 @@
 import { useCallback, useMemo, useState } from 'react';
 import type { GpuDeskApi } from '../../shared/contract';
 import { errorLine } from '../app/api';
+import { useTranslation } from 'react-i18next';
 
-// UI text in one place, for the message catalogues (issue 18).
-const T = {
-  exported: (n: number, file: string) => `Exported ${n} server(s) to ${file}. No passwords or keys are in it.`,
-  imported: (file: string, added: number, replaced: number, skipped: number) => `Imported from ${file}: ${added} added, ${replaced} replaced, ${skipped} skipped (a server with the same name is kept).`,
-};
 
 export interface ExchangeMessage {
   kind: 'ok' | 'error';
@@ -28,6 +24,7 @@ export interface ProfileExchange {
  * error line and changes nothing (core validates the whole file before writing anything).
  */
 export function useProfileExchange(api: GpuDeskApi, reloadProfiles: () => Promise<void>): ProfileExchange {
+  const { t } = useTranslation('keys');
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<ExchangeMessage | null>(null);
   const run = useCallback(async (fn: () => Promise<ExchangeMessage | null>) => {
@@ -43,14 +40,14 @@ export function useProfileExchange(api: GpuDeskApi, reloadProfiles: () => Promis
   }, []);
   const exportAll = useCallback(() => run(async () => {
     const r = await api.invoke('profiles.exportFile', {});
-    return r && { kind: 'ok', text: T.exported(r.count, r.file), details: [] };
-  }), [api, run]);
+    return r && { kind: 'ok', text: t('exchange.exported', { count: r.count, file: r.file }), details: [] };
+  }), [api, run, t]);
   const importFile = useCallback(() => run(async () => {
     const r = await api.invoke('profiles.importFile', { replace: false });
     if (!r) return null;
     await reloadProfiles();
-    return { kind: 'ok', text: T.imported(r.file, r.added.length, r.replaced.length, r.skipped.length), details: [...r.skipped, ...r.warnings] };
-  }), [api, run, reloadProfiles]);
+    return { kind: 'ok', text: t('exchange.imported', { file: r.file, added: r.added.length, replaced: r.replaced.length, skipped: r.skipped.length }), details: [...r.skipped, ...r.warnings] };
+  }), [api, run, reloadProfiles, t]);
   const dismiss = useCallback(() => setMessage(null), []);
   return useMemo(() => ({ busy, message, exportAll, importFile, dismiss }), [busy, message, exportAll, importFile, dismiss]);
 }
