@@ -10,9 +10,6 @@ import { Dialog } from '../app/Dialog';
 import { ProfileForm } from './ProfileForm';
 import { ImportDialog } from './ImportDialog';
 import { InstallKeyDialog } from '../keys/InstallKeyDialog';
-import { useTranslation } from 'react-i18next';
-
-// UI text in one place, for the message catalogues (issue 18).
 
 export function ServersScreen({ state }: { state: AppState }) {
   const api = useApi();
