@@ -85,6 +85,12 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
     'files.uploadFinish': { uploadId: 'u1' },
     'files.uploadCancel': { uploadId: 'u1' },
     'files.download': { ...c, path: '/tmp/a.txt' },
+    'clusters.defaults': c,
+    'clusters.script': { profileId: ctx.profileId },
+    'clusters.submit': c,
+    'clusters.jobs': c,
+    'clusters.cancel': { ...c, jobId: '1234' },
+    'clusters.viewer': { ...c, jobId: '1234' },
   };
 }
 
