@@ -46,6 +46,7 @@ export default {
     SLURM_FAILED: 'Slurm refused the request.',
     JOB_NOT_FOUND: 'Slurm does not know that job.',
     JOB_ENDED: 'The Slurm job has ended.',
+    NOT_A_CLUSTER: 'This profile is a server, not a Slurm cluster.',
     SFTP_FAILED: 'The file transfer (SFTP) failed.',
     FILE_EXISTS: 'That file already exists.',
     FILE_NOT_FOUND: 'That file does not exist.',
