@@ -50,7 +50,6 @@ export default {
     SFTP_FAILED: 'The file transfer (SFTP) failed.',
     FILE_EXISTS: 'That file already exists.',
     FILE_NOT_FOUND: 'That file does not exist.',
-    NOT_A_CLUSTER: 'That server is not a Slurm cluster.',
     INTERNAL: 'Something went wrong inside gpu-desk.',
   },
 } as const;

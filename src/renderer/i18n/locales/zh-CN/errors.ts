@@ -49,7 +49,6 @@ const zhCN: Catalogue<typeof en> = {
     SFTP_FAILED: '文件传输（SFTP）失败。',
     FILE_EXISTS: '该文件已存在。',
     FILE_NOT_FOUND: '该文件不存在。',
-    NOT_A_CLUSTER: '该服务器不是 Slurm 集群。',
     INTERNAL: 'gpu-desk 内部出错。',
   },
 };
