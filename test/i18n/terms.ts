@@ -11,6 +11,8 @@ export const LATIN_TERMS = new Set(
     'Alt', 'Del', 'Esc', 'Super', 'Windows', 'Print', 'Screen', 'Tab', 'Shift', 'Backspace', 'MiB', 'KiB', 'GiB', 'MB', 'kB', 'GB',
     'Mb', 'B', 'fps', 'X', 'English', 'SHA256SUMS', 'GitHub', 'pid', 'Debian', 'Ubuntu', 'RHEL', 'Rocky', 'amd64', 'x86_64', 'kernel',
     'nvidia-smi', 'A100', 'PCIe', 'SXM4', 'Linux', 'GNU', 'CPU', 'CUDA', 'DRI', 'HTTP', 'HTTPS', 'SFTP', 'URL', 'bookworm', 'OTP', 'UTC',
+    // Key types and the sshd settings a failed key login points to: names a user types as they are.
+    'ed25519', 'authorized_keys', 'sshd', 'PubkeyAuthentication', 'AuthorizedKeysFile', 'StrictModes',
   ].map((w) => w.toLowerCase()),
 );
 
@@ -21,6 +23,8 @@ export function untranslatedWords(text: string, extra: Iterable<string> = []): s
     .replace(/\{\{[^}]*\}\}/g, ' ')
     .replace(/<\/?[a-z]+\s*\/?>/g, ' ')
     .replace(/`[^`]*`/g, ' ')
+    // A quoted command line ("gpu-desk keys") is code, the same in every language.
+    .replace(/"gpu-desk [^"]*"/g, ' ')
     .replace(/(?:[~\w.-]*\/)+[\w.-]*/g, ' ')
     .replace(/\b[\w.-]+@[\w.-]+(:\d+)?/g, ' ')
     .replace(/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b/g, ' ');
