@@ -3,7 +3,7 @@ import net from 'node:net';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { differingPixels, serverScreen, startXvnc, windowViewable } from '../bed';
+import { differingPixels, makeTempDir, serverScreen, startXvnc, windowViewable } from '../bed';
 import { addProfile, expect, test, type Env } from './fixtures';
 import { typeOnRemote } from './typing';
 import { bytesPerFrame } from './viewerHud';
@@ -220,8 +220,8 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
 
 test('a changed host key is a full stop: warning shown, nothing connected', async ({ page, env }) => {
   // The app's known_hosts holds a different key for this address (as after a MITM or a reinstall).
-  const other = path.join(env.home, 'other_host_key');
-  fs.rmSync(other, { force: true });
+  // Made outside the app's data dir: later specs of this worker scan that dir for private keys.
+  const other = path.join(makeTempDir('gd-e2e-otherkey-'), 'other_host_key');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
   const pub = fs.readFileSync(other + '.pub', 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
   fs.writeFileSync(path.join(env.home, 'known_hosts'), `[127.0.0.1]:${env.bed.port} ${pub}\n`);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { untranslatedWords } from '../i18n/terms';
+import { startSshd } from '../bed';
 
 /**
  * The main flow with the browser (so the app's "System" language) in Simplified Chinese: every
@@ -35,8 +36,10 @@ async function expectNoEnglish(page: Page, where: string, data: string[]): Promi
 
 test('the main flow in Simplified Chinese: servers, add, connect, host key, report, GPUs, desktops, viewer', async ({ page, env }) => {
   test.setTimeout(600_000);
+  // Its own sshd: a host key that no earlier spec of this worker has accepted, so the unknown-host prompt shows.
+  const bed = await startSshd({ extraConfig: [`SetEnv PATH=${path.resolve(__dirname, 'shims')}:/usr/local/bin:/usr/bin:/bin XDG_CONFIG_HOME=${env.desktop.xdgConfigHome}`] });
   const name = 'zh-bed';
-  const data: string[] = [name, env.bed.user, String(env.bed.port), env.bed.hostKeyFingerprint];
+  const data: string[] = [name, bed.user, String(bed.port), bed.hostKeyFingerprint];
   await env.app.open(page);
   await expect(page.locator('html')).toHaveAttribute('lang', 'zh-CN');
   await expect(page.getByRole('heading', { name: '服务器', level: 1 })).toBeVisible();
@@ -46,10 +49,10 @@ test('the main flow in Simplified Chinese: servers, add, connect, host key, repo
   const dlg = page.getByRole('dialog', { name: '添加服务器' });
   await dlg.getByLabel('名称', { exact: true }).fill(name);
   await dlg.getByLabel('主机', { exact: true }).fill('127.0.0.1');
-  await dlg.getByLabel('端口', { exact: true }).fill(String(env.bed.port));
-  await dlg.getByLabel('用户', { exact: true }).fill(env.bed.user);
+  await dlg.getByLabel('端口', { exact: true }).fill(String(bed.port));
+  await dlg.getByLabel('用户', { exact: true }).fill(bed.user);
   await dlg.getByLabel('身份验证', { exact: true }).selectOption('key-file');
-  await dlg.getByLabel('密钥文件', { exact: true }).fill(env.bed.userKeyPath);
+  await dlg.getByLabel('密钥文件', { exact: true }).fill(bed.userKeyPath);
   await dlg.getByLabel('分辨率', { exact: true }).fill('1024x768');
   await expectNoEnglish(page, 'add server', data);
   await env.shot(page, 'zh-CN-add-server');
@@ -62,7 +65,7 @@ test('the main flow in Simplified Chinese: servers, add, connect, host key, repo
 
   await page.getByRole('button', { name: `连接到 ${name}` }).click();
   const prompt = page.getByTestId('host-key-prompt');
-  await expect(prompt.getByTestId('fingerprint')).toHaveText(env.bed.hostKeyFingerprint);
+  await expect(prompt.getByTestId('fingerprint')).toHaveText(bed.hostKeyFingerprint);
   await expect(prompt).toContainText('这是第一次连接');
   const keyType = (await prompt.locator('dd').first().innerText()).trim();
   await expectNoEnglish(page, 'host key', [...data, keyType]);
@@ -71,7 +74,8 @@ test('the main flow in Simplified Chinese: servers, add, connect, host key, repo
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 
   // What the server reports is its own data (OS, versions, renderer, its messages): left as it is.
-  const connectionId = (await env.app.invoke('connections.list', {})).find((c) => c.state === 'ready')!.id;
+  const profileId = (await env.app.invoke('profiles.list', {})).find((p) => p.name === name)!.id;
+  const connectionId = (await env.app.invoke('connections.list', {})).find((c) => c.profileId === profileId && c.state === 'ready')!.id;
   const report = await env.app.invoke('server.probe', { connectionId });
   const serverData = [...data, ...strings({ ...report, findings: report.findings.map((f) => f.text?.params ?? {}) })];
   await page.getByRole('tab', { name: /服务器报告/ }).click();
