@@ -5,13 +5,17 @@
  *       Mesa renders on the server's CPU and every frame crosses the link as X11 drawing requests;
  *   (b) VirtualGL (EGL, Mesa's software device egl0) + TurboVNC 3.3 + gpu-desk: the harness's real
  *       UI in headless Chromium, through gpu-desk's own tunnel;
- *   (c) the same session through OpenSSH `ssh -L` to TigerVNC's native xtigervncviewer.
+ *   (c) the same session through OpenSSH `ssh -L` to TigerVNC's native xtigervncviewer;
+ *   (r) reference, not a party: the same program in the same session with no viewer connected, i.e.
+ *       what the server renders when nothing is encoded, sent or drawn. No viewer can draw more, so
+ *       r/a is the highest b/a this machine allows: on a CPU-rendered server it says whether the b/a
+ *       target is within reach of this hardware at all.
  * Links: the bed's delaying, rate-limiting proxy in front of its sshd (100 Mbit/s, 5 ms each way: a
  * campus network to a machine room), then plain loopback for reference.
  * Counted: the program's own figure (-bt 1) and frames drawn — the desk's X server's DAMAGE reports for
  * X11 forwarding, gpu-desk's viewer's frame counter, Xvnc's own update rate (TVNC_PROFILE) for the native
  * viewer (see docs/bench-3d.md). Judged on frames drawn, at the shaped link: b/a >= 10x, b/c >= 0.9x.
- * Every party runs alone (its own glxspheres64) and the order flips each round (a b c, c b a, …).
+ * Every party runs alone (its own glxspheres64) and the order flips each round (r a b c, c b a r, …).
  * Options: --seconds N (measured per trial, default 20), --warmup N (default 4), --rounds N (default 2),
  * --links shaped,loopback, --cpu (each trial's CPU use by process kind). GD_BENCH_STRICT=1 makes a missed target exit non-zero.
  */
@@ -64,11 +68,12 @@ function judge(text: string, ok: boolean): void {
   if (!ok) misses.push(text);
 }
 
-type PartyName = 'a' | 'b' | 'c';
+type PartyName = 'a' | 'b' | 'c' | 'r';
 const PARTY: Record<PartyName, string> = {
   a: 'X11 forwarding (ssh -X)',
   b: 'VirtualGL + TurboVNC + gpu-desk',
   c: 'VirtualGL + TurboVNC + ssh -L + xtigervncviewer',
+  r: 'reference: VirtualGL in the TurboVNC session, no viewer',
 };
 interface Trial { program: number; drawn: number; note: string }
 
@@ -105,11 +110,11 @@ async function main(): Promise<void> {
     const summary: Record<string, Record<PartyName, Trial[]>> = {};
     for (const name of LINKS) {
       const link = await openLink(name, bed, session, home, viewer);
-      const trials: Record<PartyName, Trial[]> = { a: [], b: [], c: [] };
+      const trials: Record<PartyName, Trial[]> = { a: [], b: [], c: [], r: [] };
       summary[name] = trials;
       line(`link ${name}: ${name === 'shaped' ? `${RATE_MBIT} Mbit/s and ${DELAY_MS} ms each way (delaying, rate-limiting proxy, ${LINK_BUFFER / 1024} KiB buffer per direction)` : 'plain loopback to the sshd'}`);
       for (let round = 0; round < ROUNDS; round++) {
-        const order: PartyName[] = round % 2 === 0 ? ['a', 'b', 'c'] : ['c', 'b', 'a'];
+        const order: PartyName[] = round % 2 === 0 ? ['r', 'a', 'b', 'c'] : ['c', 'b', 'a', 'r'];
         for (const p of order) {
           let t: Trial | null = null;
           for (let attempt = 1; !t; attempt++) {
@@ -122,7 +127,7 @@ async function main(): Promise<void> {
               link.tunnel = await startOpenssh(bed, link.port, session.port);
             }
             try {
-              t = p === 'a' ? await trialX11(bed, link, deskDisplay) : p === 'b' ? await trialGpuDesk(bed, session, link, viewer) : await trialNative(bed, session, link, work);
+              t = p === 'a' ? await trialX11(bed, link, deskDisplay) : p === 'b' ? await trialGpuDesk(bed, session, link, viewer) : p === 'c' ? await trialNative(bed, session, link, work) : await trialAlone(bed, session);
             } catch (e) {
               // Only a session that vanished under the trial is worth another try; anything else is a finding.
               if (p === 'a' || session.alive() || attempt >= 2) throw e;
@@ -144,6 +149,8 @@ async function main(): Promise<void> {
       line(`${name}: ${fig('a')}, ${fig('b')}, ${fig('c')}`);
       const ba = mean('b', 'drawn') / Math.max(mean('a', 'drawn'), 0.01);
       const bc = mean('b', 'drawn') / Math.max(mean('c', 'drawn'), 0.01);
+      const ra = mean('r', 'program') / Math.max(mean('a', 'drawn'), 0.01);
+      line(`${name}: (r) the program alone, no viewer: ${f1(mean('r', 'program'))} fps; r/a ${f1(ra)}x is the most b/a this machine's rendering allows${ra < 10 && name === 'shaped' ? ' (below the 10x target: the server\'s CPU rendering bounds b here, whatever the link or the viewer)' : ''}`);
       if (name === 'shaped') {
         judge(`${name}: b/a ${f1(ba)}x (target >= 10x)`, ba >= 10);
         judge(`${name}: b/c ${bc.toFixed(2)}x (target >= 0.9x)`, bc >= 0.9);
@@ -251,6 +258,22 @@ async function trialNative(bed: Awaited<ReturnType<typeof startViewerBed>>['bed'
     const sent = sentRate(session.logPath, l0, l1);
     const drawn = sent ?? updatesPerSec(st.updates, connectedMs);
     return { program: await spheres.fpsSince(mark), drawn, note: `Xvnc sent ${f1(drawn)} updates/s ${sent === null ? 'over the connection (too short for a 5 s figure after the warm-up)' : 'after the warm-up'} (${f1((st.bytes * 8) / (connectedMs / 1000) / 1e6)} Mbit/s, JPEG ${st.jpeg ?? '?'}); ${spheres.renderer}${used}` };
+  } finally {
+    await spheres.stop();
+  }
+}
+
+/** The reference: the program in the session while no viewer is connected, so Xvnc encodes nothing. */
+async function trialAlone(bed: Awaited<ReturnType<typeof startViewerBed>>['bed'], session: TurboSession): Promise<Trial> {
+  const spheres = await spheresInSession(bed, session.display);
+  try {
+    await sleep(WARMUP * 1000);
+    const mark = spheres.mark();
+    const cpu = cpuWatch();
+    await sleep(SECONDS * 1000);
+    const used = cpu();
+    const fps = await spheres.fpsSince(mark);
+    return { program: fps, drawn: fps, note: `nothing drawn: no viewer connected; ${spheres.renderer}${used}` };
   } finally {
     await spheres.stop();
   }
