@@ -34,9 +34,9 @@ export async function connectJobDesktop(
   loginOptions: ConnectOptions,
   jobId: string,
 ): Promise<JobDesktopLink> {
-  const { connection: info } = await readJobFiles(login, jobId);
+  const { connection: info, outputPath } = await readJobFiles(login, jobId);
   if (!info) {
-    throw new GpuDeskError('JOB_NOT_FOUND', `Job ${jobId} has no desktop up (no ~/.gpu-desk/jobs/${jobId}/connection)`, 'Check the job with `gpu-desk jobs <cluster> list`; a pending job gets its desktop when it starts');
+    throw new GpuDeskError('JOB_NOT_FOUND', `Job ${jobId} has no desktop up (no ${outputPath.replace(/\.out$/, '/connection')})`, 'Check the job with `gpu-desk jobs <cluster> list`; a pending job gets its desktop when it starts');
   }
   const oneTimePassword = () => takeOneTimePassword(login, jobId);
   if (info.access === 'login-forward') {

@@ -6,8 +6,23 @@ import type { JobSettings } from './types';
 /** How gpu-desk finds its own jobs again after a restart (squeue --name, and the comment to be sure). */
 export const JOB_NAME = 'gpu-desk';
 export const JOB_COMMENT = 'gpu-desk desktop';
-/** Per-job directory in the user's home on the shared file system (mode 0700): connection, socket, OTP. */
+/**
+ * Jobs' directories in the user's home on the shared file system: `<JOBS_DIR>/<cluster>/<job id>/`
+ * (mode 0700: connection, socket, OTP) and `<JOBS_DIR>/<cluster>/<job id>.out`. Keyed by Slurm's
+ * ClusterName because job ids are only unique within one cluster, and several clusters of one site
+ * often share the home file system: without it job 1234 of one would read the other's details.
+ */
 export const JOBS_DIR = '.gpu-desk/jobs';
+/** Stands for the cluster's name in the script shown before gpu-desk has asked the login node for it. */
+export const CLUSTER_PLACEHOLDER = '<cluster>';
+
+/** Slurm's ClusterName as a directory name: what Slurm allows (lower-case letters, digits, - _ .), nothing that leaves the directory. */
+export function checkClusterName(name: string): string {
+  if (!/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/.test(name)) {
+    throw new GpuDeskError('SLURM_FAILED', `The cluster's name "${name.slice(0, 80)}" (ClusterName in scontrol show config) cannot name a directory`, 'Ask the cluster\'s administrators; gpu-desk keys its job files by ClusterName');
+  }
+  return name;
+}
 
 export interface BuiltJob {
   /** sbatch's options, each one word for shellQuote (the script itself goes to sbatch's stdin). */
@@ -33,9 +48,11 @@ function checkGeometry(g: string): void {
  */
 const BODY = `
 umask 077
-dir="$HOME/${JOBS_DIR}/$SLURM_JOB_ID"
+# The same name the login node's scontrol gives gpu-desk (ClusterName), so reader and job agree.
+[ -n "$SLURM_CLUSTER_NAME" ] || { echo "gpu-desk: Slurm gave the job no SLURM_CLUSTER_NAME" >&2; exit 1; }
+dir="$HOME/${JOBS_DIR}/$SLURM_CLUSTER_NAME/$SLURM_JOB_ID"
 mkdir -p "$dir" || { echo "gpu-desk: cannot create $dir" >&2; exit 1; }
-chmod 700 "$HOME/.gpu-desk" "$HOME/${JOBS_DIR}" "$dir"
+chmod 700 "$HOME/.gpu-desk" "$HOME/${JOBS_DIR}" "$HOME/${JOBS_DIR}/$SLURM_CLUSTER_NAME" "$dir"
 node="\${SLURMD_NODENAME:-$(hostname)}"
 vnc="$opt/TurboVNC/bin"
 [ -x "$vnc/vncserver" ] || { echo "gpu-desk: TurboVNC is not installed on $node ($vnc/vncserver)" >&2; exit 1; }
@@ -106,12 +123,14 @@ echo "gpu-desk: the desktop :$n ended" >&2
 `;
 
 /**
- * The one function that turns a profile's job settings into what is submitted. Options go to sbatch
+ * The one function that turns a profile's job settings into what is submitted. `cluster` is the
+ * login node's ClusterName (jobs.ts asks for it before submitting); without it (the script shown
+ * before connecting) the output path shows CLUSTER_PLACEHOLDER. Options go to sbatch
  * as separate words (quoted by shellQuote at submit), never into #SBATCH lines that sbatch would
  * re-split; the script's own values are quoted assignments. Only `preamble` is shell code by design:
  * it is the user's own lines (module load …), shown to them before the first submit.
  */
-export function buildJob(s: JobSettings): BuiltJob {
+export function buildJob(s: JobSettings, cluster?: string): BuiltJob {
   const geometry = s.geometry ?? '1920x1080';
   checkGeometry(geometry);
   const access = s.nodeAccess ?? 'ssh';
@@ -119,7 +138,9 @@ export function buildJob(s: JobSettings): BuiltJob {
     '--parsable',
     `--job-name=${JOB_NAME}`,
     `--comment=${JOB_COMMENT}`,
-    `--output=${JOBS_DIR}/%j.out`,
+    // Relative to the submit directory, which submitJob makes $HOME. Slurm's own end-of-job lines
+    // (time limit, cancelled) land here too, so the file outlives the job's directory.
+    `--output=${JOBS_DIR}/${cluster === undefined ? CLUSTER_PLACEHOLDER : checkClusterName(cluster)}/%j.out`,
     '--nodes=1',
     '--ntasks=1',
   ];

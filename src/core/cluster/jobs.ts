@@ -2,7 +2,7 @@ import { GpuDeskError } from '../errors';
 import { SECTION_MARK, splitSections } from '../remote/parsers';
 import { shScript } from '../remote/shellQuote';
 import type { SshSession } from '../ssh/types';
-import { buildJob, JOB_NAME, JOBS_DIR } from './jobScript';
+import { buildJob, checkClusterName, JOB_NAME, JOBS_DIR } from './jobScript';
 import {
   jobStatusFrom,
   parseConnectionFile,
@@ -42,11 +42,52 @@ export function sbatchError(output: string): GpuDeskError {
   return new GpuDeskError('SLURM_FAILED', `Slurm refused the job: ${said}`, fix);
 }
 
+const clusterNames = new WeakMap<SshSession, Promise<string>>();
+
+/**
+ * The login node's ClusterName (`scontrol show config`), asked once per connection: it keys the
+ * job's files on the shared home, as SLURM_CLUSTER_NAME does in the job.
+ */
+export function clusterName(login: SshSession): Promise<string> {
+  let p = clusterNames.get(login);
+  if (!p) {
+    p = (async () => {
+      const r = await login.exec('LC_ALL=C scontrol show config 2>&1', { timeoutMs: 30_000 });
+      const m = /^ClusterName\s*=\s*(\S+)\s*$/m.exec(r.stdout);
+      if (!m) {
+        throw new GpuDeskError('SLURM_FAILED', `scontrol show config named no cluster (${firstLine(r.stdout + r.stderr) || `exit ${r.code}`})`, 'Point the cluster profile at the login node, where Slurm\'s commands are installed and configured');
+      }
+      return checkClusterName(m[1]);
+    })();
+    clusterNames.set(login, p);
+    // A failed ask (the connection dropped, say) is asked again next time.
+    p.catch(() => clusterNames.delete(login));
+  }
+  return p;
+}
+
+/**
+ * Defines `jobfiles CLUSTER ID`, which sets d (the job's directory) and o (its output file). An
+ * earlier gpu-desk wrote ~/.gpu-desk/jobs/ID with no cluster level; such a directory is read only for
+ * a job that this cluster's Slurm says is the user's and writes its output there (StdOut …/jobs/ID.out),
+ * so another cluster's job with the same number is never taken for this one.
+ */
+const JOB_FILES_SH = `
+jobfiles() {
+  d="$HOME/${JOBS_DIR}/$1/$2"; o="$HOME/${JOBS_DIR}/$1/$2.out"
+  if [ ! -e "$d" ] && [ ! -e "$o" ] && { [ -e "$HOME/${JOBS_DIR}/$2" ] || [ -e "$HOME/${JOBS_DIR}/$2.out" ]; }; then
+    case " $(scontrol -o show job "$2" 2>/dev/null) " in
+      *" UserId=$(id -un)("*"/${JOBS_DIR}/$2.out "*) d="$HOME/${JOBS_DIR}/$2"; o="$HOME/${JOBS_DIR}/$2.out" ;;
+    esac
+  fi
+}`;
+
 /** Submit the desktop job; returns Slurm's job id. */
 export async function submitJob(login: SshSession, settings: JobSettings): Promise<{ jobId: string; cluster: string | null }> {
-  const job = buildJob(settings);
+  const cluster = await clusterName(login);
+  const job = buildJob(settings, cluster);
   // The output file's directory must exist before Slurm opens it; 0700 keeps other users out.
-  const r = await login.exec(shScript(`umask 077; cd "$HOME" && mkdir -p ${JOBS_DIR} && chmod 700 .gpu-desk ${JOBS_DIR} && exec sbatch "$@"`, job.sbatchArgs), {
+  const r = await login.exec(shScript(`umask 077; c="$1"; shift; cd "$HOME" && mkdir -p "${JOBS_DIR}/$c" && chmod 700 .gpu-desk ${JOBS_DIR} "${JOBS_DIR}/$c" && exec sbatch "$@"`, [cluster, ...job.sbatchArgs]), {
     stdin: job.script,
     timeoutMs: 60_000,
   });
@@ -54,7 +95,7 @@ export async function submitJob(login: SshSession, settings: JobSettings): Promi
   // --parsable prints "jobid" or "jobid;cluster".
   const m = /^(\d+)(?:;(\S+))?$/m.exec(out);
   if (r.code !== 0 || !m) throw sbatchError(`${r.stderr}\n${r.stdout}`);
-  return { jobId: m[1], cluster: m[2] ?? null };
+  return { jobId: m[1], cluster: m[2] ?? cluster };
 }
 
 const STATUS_SCRIPT = `
@@ -95,18 +136,25 @@ export async function cancelJob(login: SshSession, jobId: string): Promise<void>
 }
 
 /**
- * The job's connection file (null until the desktop is up) and the tail of its output, which says
- * why when the desktop could not start.
+ * The job's connection file (null until the desktop is up), the tail of its output, which says
+ * why when the desktop could not start, and where that output is (~/… for messages).
  */
-export async function readJobFiles(login: SshSession, jobId: string): Promise<{ connection: JobConnectionInfo | null; outputTail: string }> {
+export async function readJobFiles(login: SshSession, jobId: string): Promise<{ connection: JobConnectionInfo | null; outputTail: string; outputPath: string }> {
   checkJobId(jobId);
-  const r = await login.exec(shScript(`
+  const cluster = await clusterName(login);
+  const r = await login.exec(shScript(`${JOB_FILES_SH}
 m() { printf '\\n${SECTION_MARK}%s\\n' "$1"; }
-m connection; cat "$HOME/${JOBS_DIR}/$1/connection" 2>/dev/null
-m output; tail -n 5 "$HOME/${JOBS_DIR}/$1.out" 2>/dev/null
-m end`, [jobId]), { timeoutMs: 30_000 });
+jobfiles "$1" "$2"
+m connection; cat "$d/connection" 2>/dev/null
+m output; tail -n 5 "$o" 2>/dev/null
+m path; printf '%s\\n' "\${o#"$HOME"/}"
+m end`, [cluster, jobId]), { timeoutMs: 30_000 });
   const s = splitSections(r.stdout);
-  return { connection: parseConnectionFile(jobId, s.connection ?? ''), outputTail: (s.output ?? '').trim() };
+  return {
+    connection: parseConnectionFile(jobId, s.connection ?? ''),
+    outputTail: (s.output ?? '').trim(),
+    outputPath: `~/${(s.path ?? '').trim() || `${JOBS_DIR}/${cluster}/${jobId}.out`}`,
+  };
 }
 
 /**
@@ -116,8 +164,9 @@ m end`, [jobId]), { timeoutMs: 30_000 });
  */
 export async function takeOneTimePassword(login: SshSession, jobId: string): Promise<string> {
   checkJobId(jobId);
-  const r = await login.exec(shScript(`
-d="$HOME/${JOBS_DIR}/$1"
+  const cluster = await clusterName(login);
+  const r = await login.exec(shScript(`${JOB_FILES_SH}
+jobfiles "$1" "$2"
 [ -f "$d/connection" ] || { echo "no desktop"; exit 3; }
 umask 077; rm -f "$d/otp"; : >"$d/otp-request"
 i=0
@@ -125,10 +174,10 @@ while [ ! -s "$d/otp" ]; do
   i=$((i+1)); [ $i -le 900 ] || { echo "no answer"; exit 4; }
   sleep 0.1
 done
-cat "$d/otp"; rm -f "$d/otp"`, [jobId]), { timeoutMs: 120_000 });
+cat "$d/otp"; rm -f "$d/otp"`, [cluster, jobId]), { timeoutMs: 120_000 });
   const otp = r.stdout.trim();
   if (r.code !== 0 || !/^\S{4,64}$/.test(otp)) {
-    throw new GpuDeskError('VNC_SESSION_FAILED', `Job ${jobId} gave no one-time password (${r.code === 3 ? 'its desktop is not up' : 'the job did not answer'})`, 'Check that the job is running (gpu-desk jobs <cluster> list) and look at ~/.gpu-desk/jobs/<id>.out');
+    throw new GpuDeskError('VNC_SESSION_FAILED', `Job ${jobId} gave no one-time password (${r.code === 3 ? 'its desktop is not up' : 'the job did not answer'})`, `Check that the job is running (gpu-desk jobs <cluster> list) and look at ~/${JOBS_DIR}/${cluster}/${jobId}.out`);
   }
   // Not registered here: the caller registers it for as long as it holds it (a long-running app
   // would otherwise keep every password it ever fetched).

@@ -126,9 +126,9 @@ export async function waitForDesktop(
     const st = await jobStatus(login, jobId);
     opts.onStatus?.(st);
     if (st.phase === 'ended') {
-      const { outputTail } = await readJobFiles(login, jobId).catch(() => ({ outputTail: '' }));
+      const { outputTail, outputPath } = await readJobFiles(login, jobId).catch(() => ({ outputTail: '', outputPath: 'the job\'s output file' }));
       const said = outputTail.split('\n').filter((l) => /^gpu-desk:/.test(l) || /error/i.test(l)).pop();
-      throw new GpuDeskError('JOB_ENDED', `Job ${jobId} ended (${st.endedWhy ?? st.state}) before its desktop was up${said ? `: ${said.replace(/^gpu-desk:\s*/, '')}` : ''}`, 'Look at ~/.gpu-desk/jobs/' + jobId + '.out on the cluster, then start again');
+      throw new GpuDeskError('JOB_ENDED', `Job ${jobId} ended (${st.endedWhy ?? st.state}) before its desktop was up${said ? `: ${said.replace(/^gpu-desk:\s*/, '')}` : ''}`, `Look at ${outputPath} on the cluster, then start again`);
     }
     if (st.phase === 'running') {
       const files = await readJobFiles(login, jobId);

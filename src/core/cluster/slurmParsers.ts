@@ -199,7 +199,7 @@ export function parseSacctmgrAccounts(text: string): string[] {
   return out;
 }
 
-/** The job's ~/.gpu-desk/jobs/<id>/connection (key=value lines written by the job script). */
+/** The job's ~/.gpu-desk/jobs/<cluster>/<id>/connection (key=value lines written by the job script). */
 export function parseConnectionFile(jobId: string, text: string): JobConnectionInfo | null {
   const kv: Record<string, string> = {};
   for (const line of text.split('\n')) {

@@ -51,7 +51,7 @@ export interface JobStatus {
   source: 'squeue' | 'scontrol' | 'sacct';
 }
 
-/** What the job writes into ~/.gpu-desk/jobs/<id>/connection once its desktop is up. */
+/** What the job writes into ~/.gpu-desk/jobs/<cluster>/<id>/connection once its desktop is up. */
 export interface JobConnectionInfo {
   jobId: string;
   /** Slurm's node name (SLURMD_NODENAME). */

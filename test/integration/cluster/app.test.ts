@@ -92,7 +92,7 @@ describe('the app\'s cluster flow (harness IPC, real Slurm)', () => {
     expect(up.timeLeftSec).toBeLessThanOrEqual(600);
 
     const ticket = await value<ClusterViewerTicket>(c.call('clusters.viewer', { connectionId: conn.id, jobId }));
-    expect(ticket).toMatchObject({ jobId, node: slurm.nodeName, route: 'ssh', remoteSocket: `${slurm.login.home}/.gpu-desk/jobs/${jobId}/vnc.sock`, flavor: 'turbovnc' });
+    expect(ticket).toMatchObject({ jobId, node: slurm.nodeName, route: 'ssh', remoteSocket: `${slurm.login.home}/.gpu-desk/jobs/${slurm.clusterName}/${jobId}/vnc.sock`, flavor: 'turbovnc' });
     expect(ticket.why).toMatch(/SSH to node .* Unix socket/);
     // The viewer's OTP is held (redacted) while the viewer is open.
     expect(redactSecrets(`otp ${ticket.vncPassword}`)).toBe('otp [redacted]');

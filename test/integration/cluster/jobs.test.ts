@@ -2,17 +2,18 @@
  * The desktop job against a real one-node Slurm (slurmctld + slurmd + munge), the bed's sshd as the
  * login node, a second sshd as the compute node's, and real TurboVNC started by the job.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cancelJob, jobStatus, listDesktopJobs, readJobFiles, submitJob } from '../../../src/core/cluster/jobs';
+import { cancelJob, jobStatus, listDesktopJobs, readJobFiles, submitJob, takeOneTimePassword } from '../../../src/core/cluster/jobs';
 import { connectJobDesktop } from '../../../src/core/cluster/connect';
 import { redactSecrets } from '../../../src/core/errors';
 import { waitForDesktop } from '../../../src/core/cluster/lifecycle';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import type { ConnectOptions } from '../../../src/core/ssh/types';
-import { cleanupAll, makeTempDir, startSlurm, type SlurmBed } from '../../bed';
+import { cleanupAll, makeTempDir, registerCleanup, startSlurm, type SlurmBed } from '../../bed';
 import { rfbHandshake } from '../remote/rfb';
 
 let slurm: SlurmBed;
@@ -100,7 +101,7 @@ describe('a desktop job', () => {
     expect(status.timeLeftSec).toBeGreaterThan(0);
     expect(status.timeLeftSec).toBeLessThanOrEqual(600);
     expect(connection).toMatchObject({ jobId, node: slurm.nodeName, access: 'ssh' });
-    expect(connection.socket).toBe(`${slurm.login.home}/.gpu-desk/jobs/${jobId}/vnc.sock`);
+    expect(connection.socket).toBe(`${slurm.login.home}/.gpu-desk/jobs/${slurm.clusterName}/${jobId}/vnc.sock`);
     // The job's directory is the user's alone.
     expect(fs.statSync(path.dirname(connection.socket!)).mode & 0o077).toBe(0);
     expect(fs.statSync(connection.socket!).mode & 0o077).toBe(0);
@@ -163,4 +164,83 @@ describe('a desktop job', () => {
     }, 180_000);
     expect(ended).toMatchObject({ state: 'TIMEOUT', endedWhy: 'time limit' });
   }, 240_000);
+});
+
+describe('job files on a home that several clusters share', () => {
+  const mode = (p: string) => fs.statSync(p).mode & 0o777;
+  /** A job directory as another writer left it, owned by the bed user so that only our reader's choice keeps it unread. */
+  function plant(dir: string, node: string): string {
+    const uid = Number(execFileSync('id', ['-u', slurm.login.user], { encoding: 'utf8' }));
+    const text = `node=${node}\ndisplay=42\nport=5942\nsocket=${dir}/vnc.sock\naccess=ssh\nvirtualgl=0\n`;
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(dir, 'connection'), text, { mode: 0o600 });
+    for (let d = dir; d.startsWith(path.join(slurm.login.home, '.gpu-desk')); d = path.dirname(d)) fs.chownSync(d, uid, uid);
+    fs.chownSync(path.join(dir, 'connection'), uid, uid);
+    registerCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+    return text;
+  }
+
+  it('job N of this cluster never reads nor writes another cluster\'s job N (nor an earlier version\'s unkeyed one)', async () => {
+    const block = await blocker();
+    const { jobId, cluster } = await submitJob(login, { gres: 'gpu:1', time: '5', geometry: '800x600' });
+    expect(cluster).toBe(slurm.clusterName);
+    // Another cluster's job with the same number on the same home, and an earlier gpu-desk's unkeyed directory.
+    const jobs = path.join(slurm.login.home, '.gpu-desk', 'jobs');
+    const otherDir = path.join(jobs, 'othercluster', jobId);
+    const legacyDir = path.join(jobs, jobId);
+    const otherText = plant(otherDir, 'other-node');
+    const legacyText = plant(legacyDir, 'legacy-node');
+    await until('pending', async () => (await jobStatus(login, jobId)).phase === 'pending');
+    const before = await readJobFiles(login, jobId);
+    expect(before.connection).toBeNull();
+    expect(before.outputPath).toBe(`~/.gpu-desk/jobs/${slurm.clusterName}/${jobId}.out`);
+    const notUp = await connectJobDesktop(login, loginOptions, jobId).catch((e) => e);
+    expect(notUp.code).toBe('JOB_NOT_FOUND');
+
+    await cancelJob(login, block);
+    const { connection } = await waitForDesktop(login, jobId);
+    const own = path.join(jobs, slurm.clusterName, jobId);
+    expect(connection).toMatchObject({ node: slurm.nodeName, socket: path.join(own, 'vnc.sock') });
+    const otp = await takeOneTimePassword(login, jobId);
+    expect(otp).toMatch(/^\S{4,64}$/);
+    // The others' files are as they were: no connection overwritten, no password asked of them.
+    expect(fs.readFileSync(path.join(otherDir, 'connection'), 'utf8')).toBe(otherText);
+    expect(fs.readFileSync(path.join(legacyDir, 'connection'), 'utf8')).toBe(legacyText);
+    expect(fs.readdirSync(otherDir)).toEqual(['connection']);
+    expect(fs.readdirSync(legacyDir)).toEqual(['connection']);
+    // This cluster's files are the user's alone.
+    expect(mode(path.join(jobs, slurm.clusterName))).toBe(0o700);
+    expect(mode(own)).toBe(0o700);
+    expect(mode(path.join(own, 'connection'))).toBe(0o600);
+    expect(mode(path.join(jobs, slurm.clusterName, `${jobId}.out`))).toBe(0o600);
+
+    await cancelJob(login, jobId);
+    await until('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
+    await until('its directory removed by the job', async () => !fs.existsSync(own));
+    expect(fs.existsSync(otherDir) && fs.existsSync(legacyDir)).toBe(true);
+  }, 240_000);
+
+  it('a desktop job an earlier version started (unkeyed directory, Slurm says its output is there) is still found', async () => {
+    // What an earlier gpu-desk submitted: --output=.gpu-desk/jobs/%j.out and ~/.gpu-desk/jobs/<id>/connection.
+    const earlier = [
+      '#!/bin/bash',
+      'd="$HOME/.gpu-desk/jobs/$SLURM_JOB_ID"; umask 077; mkdir -p "$d"',
+      'trap \'rm -rf "$d"\' EXIT TERM',
+      'printf \'node=%s\\ndisplay=77\\nport=5977\\nsocket=%s\\naccess=ssh\\nvirtualgl=0\\n\' "$SLURMD_NODENAME" "$d/vnc.sock" >"$d/connection"',
+      'sleep 300 & wait',
+      '',
+    ].join('\n');
+    const r = await login.exec('mkdir -p .gpu-desk/jobs && sbatch --parsable --job-name=gpu-desk --output=.gpu-desk/jobs/%j.out --time=5', { stdin: earlier });
+    expect(r.code, r.stderr).toBe(0);
+    const jobId = r.stdout.trim();
+    registerCleanup(() => fs.rmSync(path.join(slurm.login.home, '.gpu-desk', 'jobs', `${jobId}.out`), { force: true }));
+    try {
+      const found = await until('the earlier layout\'s connection file', async () => (await readJobFiles(login, jobId)).connection);
+      expect(found).toMatchObject({ jobId, node: slurm.nodeName, display: 77, socket: `${slurm.login.home}/.gpu-desk/jobs/${jobId}/vnc.sock` });
+      expect((await readJobFiles(login, jobId)).outputPath).toBe(`~/.gpu-desk/jobs/${jobId}.out`);
+    } finally {
+      await cancelJob(login, jobId);
+    }
+    await until('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
+  }, 120_000);
 });

@@ -8,9 +8,9 @@ import { shellCommand } from '../../../src/core/remote/shellQuote';
 
 describe('the desktop job script', () => {
   it('every profile setting becomes one sbatch word; the job is named for finding it again', () => {
-    const j = buildJob({ partition: 'gpu', account: 'proj', qos: 'normal', time: '2:00:00', gres: 'gpu:a100:2', cpus: 8, mem: '32G', constraint: 'a100', extraSbatch: ['--reservation=demo'] });
+    const j = buildJob({ partition: 'gpu', account: 'proj', qos: 'normal', time: '2:00:00', gres: 'gpu:a100:2', cpus: 8, mem: '32G', constraint: 'a100', extraSbatch: ['--reservation=demo'] }, 'hpc1');
     expect(j.sbatchArgs).toEqual([
-      '--parsable', '--job-name=gpu-desk', '--comment=gpu-desk desktop', '--output=.gpu-desk/jobs/%j.out', '--nodes=1', '--ntasks=1',
+      '--parsable', '--job-name=gpu-desk', '--comment=gpu-desk desktop', '--output=.gpu-desk/jobs/hpc1/%j.out', '--nodes=1', '--ntasks=1',
       '--partition=gpu', '--account=proj', '--qos=normal', '--time=2:00:00', '--gres=gpu:a100:2', '--cpus-per-task=8', '--mem=32G',
       '--constraint=a100', '--reservation=demo',
     ]);
@@ -18,6 +18,14 @@ describe('the desktop job script', () => {
     expect(j.script).toMatch(/^#!\/bin\/bash\n/);
     expect(j.script).toContain('-securitytypes OTP');
     execFileSync('bash', ['-n'], { input: j.script });
+  });
+
+  it('job files are keyed by cluster: the output under the ClusterName asked of the login node, the directory under the job\'s SLURM_CLUSTER_NAME', () => {
+    expect(buildJob({}, 'hpc1').sbatchArgs).toContain('--output=.gpu-desk/jobs/hpc1/%j.out');
+    // Shown before connecting: the cluster's name is not known yet, and the placeholder says so.
+    expect(buildJob({}).sbatchArgs).toContain('--output=.gpu-desk/jobs/<cluster>/%j.out');
+    expect(buildJob({}).script).toContain('dir="$HOME/.gpu-desk/jobs/$SLURM_CLUSTER_NAME/$SLURM_JOB_ID"');
+    for (const bad of ['../x', 'a/b', '', '.', 'x y', '$(id)']) expect(() => buildJob({}, bad), bad).toThrow(/cannot name a directory/);
   });
 
   it('the user\'s own lines run first, as written', () => {
