@@ -13,6 +13,8 @@ export const LATIN_TERMS = new Set(
     'nvidia-smi', 'A100', 'PCIe', 'SXM4', 'Linux', 'GNU', 'CPU', 'CUDA', 'DRI', 'HTTP', 'HTTPS', 'SFTP', 'URL', 'bookworm', 'OTP', 'UTC',
     // Key types and the sshd settings a failed key login points to: names a user types as they are.
     'ed25519', 'authorized_keys', 'sshd', 'PubkeyAuthentication', 'AuthorizedKeysFile', 'StrictModes',
+    // Slurm's own words for its settings and commands, as a cluster's documentation writes them.
+    'QoS', 'gres', 'sbatch', 'sinfo', 'sacctmgr', 'squeue', 'scancel',
   ].map((w) => w.toLowerCase()),
 );
 

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { GpuDeskApi } from '../../shared/contract';
-import type { ConnectionView, Profile, TunnelView } from '../../shared/models';
+import type { ClusterJobView, ConnectionView, Profile, TunnelView } from '../../shared/models';
 import { ApiContext } from './api';
 import { ServersScreen } from '../servers/ServersScreen';
 import { PromptHost } from '../connect/PromptHost';
@@ -8,6 +8,7 @@ import { ServerPage } from '../server/ServerPage';
 import { ViewerScreen } from '../viewer/ViewerScreen';
 import { TunnelScreen } from '../tunnel/TunnelScreen';
 import { KeysScreen } from '../keys/KeysScreen';
+import { ClusterPage } from '../cluster/ClusterPage';
 import { useProfileExchange, type ProfileExchange } from '../servers/profileExchange';
 import { useTheme, ThemeSwitch } from './theme';
 import { useTranslation } from 'react-i18next';
@@ -18,12 +19,17 @@ export type Route =
   | { screen: 'keys' }
   | { screen: 'server'; connectionId: string; profileId: string }
   | { screen: 'viewer'; connectionId: string; profileId: string; display: number }
-  | { screen: 'tunnel'; connectionId: string; profileId: string; tunnelId: string };
+  | { screen: 'tunnel'; connectionId: string; profileId: string; tunnelId: string }
+  | { screen: 'cluster'; connectionId: string; profileId: string }
+  | { screen: 'job'; connectionId: string; profileId: string; jobId: string };
 
 export interface AppState {
   profiles: Profile[];
   connections: ConnectionView[];
   tunnels: TunnelView[];
+  /** Desktop jobs by id, as the last `clusters.job` event (or clusters.jobs/submit answer) showed them. */
+  jobs: Record<string, ClusterJobView>;
+  putJobs(jobs: ClusterJobView[]): void;
   reloadProfiles(): Promise<void>;
   go(r: Route): void;
   /** Servers export/import (buttons on the servers screen and the File menu share it). */
@@ -35,6 +41,7 @@ export function App({ api }: { api: GpuDeskApi }) {
   const [profiles, setProfiles] = useState<Profile[]>([]);
   const [connections, setConnections] = useState<ConnectionView[]>([]);
   const [tunnels, setTunnels] = useState<TunnelView[]>([]);
+  const [jobs, setJobs] = useState<Record<string, ClusterJobView>>({});
   const [loadError, setLoadError] = useState<string | null>(null);
   const theme = useTheme();
   const language = useLanguageSetting(api);
@@ -51,6 +58,12 @@ export function App({ api }: { api: GpuDeskApi }) {
   }, [api]);
 
   const exchange = useProfileExchange(api, reloadProfiles);
+  // A call's answer can arrive after a newer event for the same job: the later observation wins.
+  const putJobs = useCallback((list: ClusterJobView[]) => setJobs((js) => {
+    const next = { ...js };
+    for (const j of list) if (!next[j.jobId] || next[j.jobId].at <= j.at) next[j.jobId] = j;
+    return next;
+  }), []);
 
   useEffect(() => {
     void reloadProfiles();
@@ -59,6 +72,7 @@ export function App({ api }: { api: GpuDeskApi }) {
     const offs = [
       api.on('connection.state', (c) => setConnections((cs) => (c.state === 'closed' ? cs.filter((x) => x.id !== c.id).concat(c) : [...cs.filter((x) => x.id !== c.id), c]))),
       api.on('tunnels.changed', setTunnels),
+      api.on('clusters.job', (j) => putJobs([j])),
       // File menu items (Electron): carried out here, with the same flow and messages as the buttons.
       api.on('app.command', ({ command }) => {
         if (command === 'keys.show') setRoute({ screen: 'keys' });
@@ -75,14 +89,14 @@ export function App({ api }: { api: GpuDeskApi }) {
   useEffect(() => {
     if (route.screen === 'servers' || route.screen === 'keys') return;
     const c = connections.find((x) => x.id === route.connectionId);
-    if (c && c.state === 'closed' && route.screen !== 'viewer') setRoute({ screen: 'servers' });
+    if (c && c.state === 'closed' && route.screen !== 'viewer' && route.screen !== 'job') setRoute({ screen: 'servers' });
   }, [connections, route]);
 
-  const state: AppState = { profiles, connections, tunnels, reloadProfiles, go: setRoute, exchange };
+  const state: AppState = { profiles, connections, tunnels, jobs, putJobs, reloadProfiles, go: setRoute, exchange };
   const profileOf = (id: string) => profiles.find((p) => p.id === id);
 
   const serverName = route.screen === 'servers' || route.screen === 'keys' ? null : (profileOf(route.profileId)?.name ?? t('serverFallback'));
-  const place = route.screen === 'viewer' ? `${serverName} ${t('displayCrumb', { display: route.display })}` : route.screen === 'keys' ? tKeys('nav') : serverName;
+  const place = route.screen === 'viewer' ? `${serverName} ${t('displayCrumb', { display: route.display })}` : route.screen === 'job' ? `${serverName} ${t('jobCrumb', { jobId: route.jobId })}` : route.screen === 'keys' ? tKeys('nav') : serverName;
   useEffect(() => {
     document.title = place ? t('windowTitleWith', { place }) : t('windowTitle');
   }, [place, t]);
@@ -97,9 +111,10 @@ export function App({ api }: { api: GpuDeskApi }) {
             {route.screen !== 'servers' && route.screen !== 'keys' && (
               <>
                 <span aria-hidden="true">›</span>
-                <button className="link" onClick={() => setRoute({ screen: 'server', connectionId: route.connectionId, profileId: route.profileId })}>{serverName}</button>
+                <button className="link" onClick={() => setRoute({ screen: profileOf(route.profileId)?.kind === 'cluster' ? 'cluster' : 'server', connectionId: route.connectionId, profileId: route.profileId })}>{serverName}</button>
                 {route.screen === 'viewer' && <><span aria-hidden="true">›</span><span>{t('displayCrumb', { display: route.display })}</span></>}
                 {route.screen === 'tunnel' && <><span aria-hidden="true">›</span><span>{t('tunnelCrumb')}</span></>}
+                {route.screen === 'job' && <><span aria-hidden="true">›</span><span>{t('jobCrumb', { jobId: route.jobId })}</span></>}
               </>
             )}
           </nav>
@@ -113,6 +128,8 @@ export function App({ api }: { api: GpuDeskApi }) {
           {route.screen === 'keys' && <KeysScreen state={state} />}
           {route.screen === 'server' && <ServerPage key={route.connectionId} state={state} connectionId={route.connectionId} profile={profileOf(route.profileId)} />}
           {route.screen === 'viewer' && <ViewerScreen key={`${route.connectionId}:${route.display}`} state={state} connectionId={route.connectionId} display={route.display} profile={profileOf(route.profileId)} />}
+          {route.screen === 'cluster' && <ClusterPage key={route.connectionId} state={state} connectionId={route.connectionId} profile={profileOf(route.profileId)} />}
+          {route.screen === 'job' && <ViewerScreen key={`${route.connectionId}:job:${route.jobId}`} state={state} connectionId={route.connectionId} display={null} job={route.jobId} profile={profileOf(route.profileId)} />}
           {route.screen === 'tunnel' && <TunnelScreen state={state} connectionId={route.connectionId} tunnelId={route.tunnelId} />}
         </main>
         <PromptHost />

@@ -27,6 +27,8 @@ import zhCNViewer from './locales/zh-CN/viewer';
 import zhCNPrompts from './locales/zh-CN/prompts';
 import enKeys from './locales/en/keys';
 import zhCNKeys from './locales/zh-CN/keys';
+import enCluster from './locales/en/cluster';
+import zhCNCluster from './locales/zh-CN/cluster';
 
 export const en = {
   common: enCommon,
@@ -40,6 +42,7 @@ export const en = {
   viewer: enViewer,
   prompts: enPrompts,
   keys: enKeys,
+  cluster: enCluster,
 } as const;
 
 export const zhCN: { [NS in keyof typeof en]: Catalogue<(typeof en)[NS]> } = {
@@ -54,6 +57,7 @@ export const zhCN: { [NS in keyof typeof en]: Catalogue<(typeof en)[NS]> } = {
   viewer: zhCNViewer,
   prompts: zhCNPrompts,
   keys: zhCNKeys,
+  cluster: zhCNCluster,
 };
 
 export type Namespace = keyof typeof en;

@@ -1,19 +1,29 @@
-import { useState } from 'react';
-import type { Profile, ProfileAuth } from '../../shared/models';
+import { useEffect, useState } from 'react';
+import type { ClusterDefaultsView, Profile, ProfileAuth } from '../../shared/models';
 import { profileInputSchema, type ProfileInput } from '../../shared/contract';
 import { useApi } from '../app/api';
 import { useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
 import { Dialog } from '../app/Dialog';
+import { JobSettingsFields, useJobSettings } from '../cluster/JobSettingsFields';
 
 type AuthKind = ProfileAuth['kind'];
 
-/** Add or edit a server. Validated here with the contract's own schema, and again by core. */
+/**
+ * Add or edit a server or a cluster (a Slurm login node: the same sign-in fields, plus job settings).
+ * Validated here with the contract's own schema, and again by core.
+ */
 export function ProfileForm(props: { profile: Profile | null; onDone(saved: Profile): void; onCancel(): void }) {
   const api = useApi();
-  const { t } = useTranslation(['servers', 'common']);
+  const { t } = useTranslation(['servers', 'common', 'cluster']);
   const errorLine = useErrorLine();
-  const p = props.profile;
+  // Asking the cluster for its defaults saves the profile first: from then on the form edits that one.
+  const [savedHere, setSavedHere] = useState<Profile | null>(null);
+  const p = savedHere ?? props.profile;
+  const [kind, setKind] = useState<Profile['kind']>(props.profile?.kind ?? 'server');
+  const job = useJobSettings(props.profile?.job);
+  const [defaults, setDefaults] = useState<ClusterDefaultsView | null>(null);
+  const [asking, setAsking] = useState(false);
   const [name, setName] = useState(p?.name ?? '');
   const [host, setHost] = useState(p?.host ?? '');
   const [port, setPort] = useState(String(p?.port ?? 22));
@@ -38,15 +48,18 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
       : { kind: 'auto' };
     return {
       ...(p ? { id: p.id } : {}),
+      kind,
+      ...(kind === 'cluster' ? { job: job.build() } : {}),
       name: name.trim(),
       host: host.trim(),
       port: Number(port),
       ...(user.trim() ? { user: user.trim() } : {}),
       jumpHosts: jump.split(',').map((s) => s.trim()).filter(Boolean),
       auth,
-      display: { ...(display.trim() ? { number: Number(display) } : {}), ...(geometry.trim() ? { geometry: geometry.trim() } : {}) },
+      // A cluster's desktop is wherever its job runs: only its size is the profile's.
+      display: { ...(display.trim() && kind === 'server' ? { number: Number(display) } : {}), ...(geometry.trim() ? { geometry: geometry.trim() } : {}) },
       viewer: p?.viewer ?? { quality: 6, compression: 2, encodings: [], scaling: 'fit', adaptive: true },
-      forwards: forwards.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
+      forwards: kind === 'cluster' ? [] : forwards.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
         const m = /^(\d+):([^:\s]+):(\d+)$/.exec(s);
         if (!m) throw new Error(t('form.badForward', { spec: s }));
         return { kind: 'local' as const, localPort: Number(m[1]), remoteHost: m[2], remotePort: Number(m[3]) };
@@ -55,24 +68,34 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
   };
 
   // The schema names fields by their property; the message says them as the form labels them.
-  const fieldLabel = (f: string): string =>
-    ({ name: t('form.name'), host: t('form.host'), port: t('form.port'), user: t('form.user'), jumpHosts: t('form.jumpHosts'), auth: t('form.signIn'), display: t('form.display'), forwards: t('form.forwards') })[f] ?? '';
+  const jobLabels: Record<string, string> = {
+    partition: t('cluster:form.partition'), account: t('cluster:form.account'), qos: t('cluster:form.qos'), time: t('cluster:form.time'), gres: t('cluster:form.gres'),
+    cpus: t('cluster:form.cpus'), mem: t('cluster:form.mem'), constraint: t('cluster:form.constraint'), extraSbatch: t('cluster:form.extraSbatch'), preamble: t('cluster:form.preamble'),
+  };
+  const fieldLabel = (f: string, sub?: string): string =>
+    f === 'job' && sub ? (jobLabels[sub] ?? '') : ({ name: t('form.name'), host: t('form.host'), port: t('form.port'), user: t('form.user'), jumpHosts: t('form.jumpHosts'), auth: t('form.signIn'), display: t('form.display'), forwards: t('form.forwards') })[f] ?? '';
+
+  /** The form as the contract's input, or null with the first problem shown. */
+  const validInput = (): ProfileInput | null => {
+    try {
+      const input = build();
+      const r = profileInputSchema.safeParse(input);
+      if (!r.success) {
+        const i = r.error.issues[0];
+        throw new Error(t('form.invalid', { field: fieldLabel(String(i.path[0] ?? ''), i.path[1] === undefined ? undefined : String(i.path[1])) || i.path.join('.'), message: i.message }));
+      }
+      return input;
+    } catch (err) {
+      setError((err as Error).message);
+      return null;
+    }
+  };
 
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
     setError(null);
-    let input: ProfileInput;
-    try {
-      input = build();
-      const r = profileInputSchema.safeParse(input);
-      if (!r.success) {
-        const i = r.error.issues[0];
-        throw new Error(t('form.invalid', { field: fieldLabel(String(i.path[0] ?? '')) || i.path.join('.'), message: i.message }));
-      }
-    } catch (err) {
-      setError((err as Error).message);
-      return;
-    }
+    const input = validInput();
+    if (!input) return;
     setSaving(true);
     try {
       props.onDone(await api.invoke('profiles.save', { profile: input }));
@@ -83,9 +106,49 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
     }
   };
 
+  // Editing a cluster that is connected: what it offers is shown straight away.
+  useEffect(() => {
+    if (props.profile?.kind !== 'cluster') return;
+    let gone = false;
+    void (async () => {
+      const open = (await api.invoke('connections.list', {})).find((c) => c.profileId === props.profile!.id && c.state === 'ready');
+      if (open && !gone) {
+        const d = await api.invoke('clusters.defaults', { connectionId: open.id }).catch(() => null);
+        if (!gone && d) setDefaults(d);
+      }
+    })();
+    return () => { gone = true; };
+  }, [api, props.profile]);
+
+  // sinfo and sacctmgr run on the login node: save, sign in (prompts as for Connect), ask.
+  const askCluster = async () => {
+    setError(null);
+    const input = validInput();
+    if (!input) return;
+    setAsking(true);
+    try {
+      const saved = await api.invoke('profiles.save', { profile: input });
+      setSavedHere(saved);
+      const open = (await api.invoke('connections.list', {})).find((c) => c.profileId === saved.id && c.state === 'ready');
+      const c = open ?? (await api.invoke('connections.open', { profileId: saved.id }));
+      setDefaults(await api.invoke('clusters.defaults', { connectionId: c.id }));
+    } catch (err) {
+      setError(errorLine(err));
+    } finally {
+      setAsking(false);
+    }
+  };
+
   return (
-    <Dialog title={p ? t('form.editTitle', { name: p.name }) : t('form.addTitle')} onCancel={props.onCancel} wide>
+    <Dialog title={props.profile ? t('form.editTitle', { name: props.profile.name }) : t('form.addTitle')} onCancel={props.onCancel} wide>
       <form onSubmit={save} className="form" aria-describedby={error ? 'profile-error' : undefined}>
+        {!props.profile && (
+          <fieldset className="kind-choice" data-testid="profile-kind">
+            <legend>{t('form.kind')}</legend>
+            <label className="check"><input type="radio" name="kind" value="server" checked={kind === 'server'} onChange={() => setKind('server')} /> {t('form.kindServer')}</label>
+            <label className="check"><input type="radio" name="kind" value="cluster" checked={kind === 'cluster'} onChange={() => setKind('cluster')} data-testid="kind-cluster" /> {t('form.kindCluster')}</label>
+          </fieldset>
+        )}
         <label>{t('form.name')}<input value={name} onChange={(e) => setName(e.target.value)} required placeholder="gpu-lab" autoFocus /></label>
         <div className="row">
           <label className="grow">{t('form.host')}<input value={host} onChange={(e) => setHost(e.target.value)} required placeholder="gpu.example.org" /></label>
@@ -107,10 +170,11 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
           {authKind === 'password' && <label className="check"><input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} /> {t('form.remember')}</label>}
         </fieldset>
         <div className="row">
-          <label className="small">{t('form.display')}<input value={display} onChange={(e) => setDisplay(e.target.value)} inputMode="numeric" placeholder={t('form.displayPlaceholder')} /></label>
+          {kind === 'server' && <label className="small">{t('form.display')}<input value={display} onChange={(e) => setDisplay(e.target.value)} inputMode="numeric" placeholder={t('form.displayPlaceholder')} /></label>}
           <label className="grow">{t('form.geometry')}<input value={geometry} onChange={(e) => setGeometry(e.target.value)} placeholder="1920x1080" /></label>
         </div>
-        <label>{t('form.forwards')}<input value={forwards} onChange={(e) => setForwards(e.target.value)} placeholder={t('form.forwardsPlaceholder')} /></label>
+        {kind === 'server' && <label>{t('form.forwards')}<input value={forwards} onChange={(e) => setForwards(e.target.value)} placeholder={t('form.forwardsPlaceholder')} /></label>}
+        {kind === 'cluster' && <JobSettingsFields s={job} defaults={defaults} asking={asking} onAsk={() => void askCluster()} />}
         {error && <p id="profile-error" className="banner error" role="alert">{error}</p>}
         <div className="dialog-actions">
           <button type="button" onClick={props.onCancel}>{t('common:actions.cancel')}</button>

@@ -41,14 +41,16 @@ export function ServersScreen({ state }: { state: AppState }) {
     setError(null);
     const existing = connOf(p);
     if (existing) {
-      state.go({ screen: 'server', connectionId: existing.id, profileId: p.id });
+      state.go({ screen: p.kind === 'cluster' ? 'cluster' : 'server', connectionId: existing.id, profileId: p.id });
       return;
     }
     setBusy(p.id);
     try {
       const c = await api.invoke('connections.open', { profileId: p.id });
+      // A cluster's desktops are jobs: its page starts and lists them.
+      if (p.kind === 'cluster') state.go({ screen: 'cluster', connectionId: c.id, profileId: p.id });
       // A profile with a default display goes straight to that desktop, like a saved VNC connection.
-      if (p.display.number !== undefined) state.go({ screen: 'viewer', connectionId: c.id, profileId: p.id, display: p.display.number });
+      else if (p.display.number !== undefined) state.go({ screen: 'viewer', connectionId: c.id, profileId: p.id, display: p.display.number });
       else state.go({ screen: 'server', connectionId: c.id, profileId: p.id });
     } catch (e) {
       if (errorCode(e) === 'HOST_KEY_CHANGED') {
@@ -93,7 +95,7 @@ export function ServersScreen({ state }: { state: AppState }) {
                 <div className="server-main">
                   <span className={`dot state-${st}`} aria-hidden="true" />
                   <div>
-                    <h2>{p.name}</h2>
+                    <h2>{p.name}{p.kind === 'cluster' && <span className="badge kind-cluster" data-testid="badge-cluster" title={t('badge.clusterTitle')}>{t('badge.cluster')}</span>}</h2>
                     <p className="muted">{p.user ? `${p.user}@` : ''}{p.host}{p.port !== 22 ? `:${p.port}` : ''}{p.jumpHosts.length ? t('via', { hops: p.jumpHosts.join(' → ') }) : ''}</p>
                   </div>
                 </div>
@@ -118,7 +120,8 @@ export function ServersScreen({ state }: { state: AppState }) {
             setEditing(null);
             await state.reloadProfiles();
           }}
-          onCancel={() => setEditing(null)}
+          // Asking a cluster for its defaults saves the profile: the list shows it even after Cancel.
+          onCancel={async () => { setEditing(null); await state.reloadProfiles(); }}
         />
       )}
       {installFor && <InstallKeyDialog profile={installFor} onClose={async () => { setInstallFor(null); await state.reloadProfiles(); }} />}

@@ -12,6 +12,8 @@ import { loadPrefs, profileInput, savedPart, storeLocal } from './prefs';
 import { tunnelRate, type TunnelRate, type ViewerSample } from './stats';
 import { ForwardsPanel } from '../forwards/ForwardsPanel';
 import { draggedFiles, useUploads } from '../files/useUploads';
+import { CloseJobDialog, JobViewerBar, jobRouteOf, type JobRoute } from '../cluster/JobViewerBar';
+import { useEndedLine } from '../cluster/jobText';
 
 type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 
@@ -24,7 +26,11 @@ declare global {
   }
 }
 
-export function ViewerScreen({ state, connectionId, display, profile }: { state: AppState; connectionId: string; display: number; profile?: Profile }) {
+/**
+ * The viewer on a server's display, or (with `job`) on a cluster job's desktop: then the ticket comes
+ * from clusters.viewer, the bar shows the job's time and warnings, and closing asks about the job.
+ */
+export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, profile }: { state: AppState; connectionId: string; display: number | null; job?: string; profile?: Profile }) {
   const api = useApi();
   const { t } = useTranslation(['viewer', 'common']);
   const errorLine = useErrorLine();
@@ -55,9 +61,18 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
   const conn = state.connections.find((c) => c.id === connectionId);
   const uploads = useUploads(connectionId);
   const { t: tFiles } = useTranslation('files');
+  const { t: tCluster } = useTranslation('cluster');
   const [dropOver, setDropOver] = useState(false);
   const sshStateRef = useRef(conn?.state);
   sshStateRef.current = conn?.state;
+  const jobView = job ? state.jobs[job] : undefined;
+  const jobEnded = jobView?.phase === 'ended';
+  const jobEndedRef = useRef(jobEnded);
+  jobEndedRef.current = jobEnded;
+  const endedLine = useEndedLine();
+  const [jobRoute, setJobRoute] = useState<JobRoute | null>(null);
+  const [closing, setClosing] = useState(false);
+  const display = fixedDisplay ?? jobRoute?.display ?? null;
 
   useEffect(() => {
     void h264Available().then(setH264);
@@ -70,6 +85,8 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
     const target = screenRef.current!;
     const retry = (reason: string) => {
       if (cancelled) return;
+      // A job that ended took its desktop with it: nothing to reconnect to.
+      if (jobEndedRef.current) { setPhase('lost'); setWhy(reason); return; }
       retries.current++;
       if (retries.current > MAX_RETRIES) {
         setPhase('lost');
@@ -83,7 +100,11 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
     (async () => {
       let ticket;
       try {
-        ticket = await api.invoke('viewer.open', { connectionId, display });
+        if (job) {
+          const jt = await api.invoke('clusters.viewer', { connectionId, jobId: job });
+          if (!cancelled) setJobRoute(jobRouteOf(jt));
+          ticket = jt;
+        } else ticket = await api.invoke('viewer.open', { connectionId, display: fixedDisplay! });
       } catch (e) {
         if (cancelled) return;
         const line = errorLine(e);
@@ -113,7 +134,7 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
             s.focus();
           } else if (st === 'disconnected') {
             if (detail?.reason) { setPhase('lost'); setWhy(detail.reason); }
-            else if (s.channel.closeCode === 1011 && sshStateRef.current === 'ready') { setPhase('lost'); setWhy(tRef.current('overlay.notRunning', { display, reason: s.channel.closeReason || tRef.current('overlay.nothingListens') })); }
+            else if (s.channel.closeCode === 1011 && sshStateRef.current === 'ready') { setPhase('lost'); setWhy(tRef.current('overlay.notRunning', { display: ticket.display, reason: s.channel.closeReason || tRef.current('overlay.nothingListens') })); }
             // Anything else is retried: a dropped SSH link comes back, and a desktop that is gone
             // shows up on the next attempt as 1011 (nothing listens on its port) → lost.
             else retry(tRef.current('overlay.dropped'));
@@ -143,7 +164,7 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
       viewerId.current = null;
       target.replaceChildren();
     };
-  }, [api, connectionId, display, gen]);
+  }, [api, connectionId, fixedDisplay, job, gen]);
 
   // Tunnel counters and SSH round trip, once a second.
   useEffect(() => {
@@ -183,16 +204,20 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
 
   const sshState = conn?.state;
   const overlay =
-    phase === 'connected' && sshState === 'reconnecting' ? { title: t('overlay.reconnecting'), text: t('overlay.sshDropped') }
-    : phase === 'opening' || phase === 'connecting' ? { title: t('overlay.connecting'), text: t('overlay.opening', { display }) }
+    jobView && jobEnded ? { title: tCluster('viewer.endedTitle', { jobId: jobView.jobId }), text: endedLine(jobView) }
+    : job && (phase === 'opening' || phase === 'connecting') ? { title: t('overlay.connecting'), text: tCluster('viewer.opening', { jobId: job }) }
+    : phase === 'connected' && sshState === 'reconnecting' ? { title: t('overlay.reconnecting'), text: t('overlay.sshDropped') }
+    : phase === 'opening' || phase === 'connecting' ? { title: t('overlay.connecting'), text: t('overlay.opening', { display: display ?? '' }) }
     : phase === 'reconnecting' ? { title: t('overlay.reconnecting'), text: why ?? '' }
     : phase === 'lost' || phase === 'disconnected' ? { title: t('overlay.lost'), text: why ?? t('overlay.unreachable') }
     : null;
 
   return (
-    <section className="viewer" aria-label={t('aria', { display })} data-phase={phase}>
+    <section className="viewer" aria-label={job ? tCluster('viewer.aria', { jobId: job }) : t('aria', { display: display ?? '' })} data-phase={phase} data-display={display ?? undefined}>
       <div className="viewer-bar" role="toolbar" aria-label={t('toolbar')}>
-        <button onClick={() => state.go({ screen: 'server', connectionId, profileId: profile?.id ?? '' })} aria-label={t('backAria')}>{t('back')}</button>
+        {job
+          ? <button onClick={() => (jobEnded ? state.go({ screen: 'cluster', connectionId, profileId: profile?.id ?? '' }) : setClosing(true))} data-testid="job-viewer-close">{tCluster('viewer.close')}</button>
+          : <button onClick={() => state.go({ screen: 'server', connectionId, profileId: profile?.id ?? '' })} aria-label={t('backAria')}>{t('back')}</button>}
         <label>{t('scale')}
           <select value={prefs.scale} onChange={(e) => update({ ...prefs, scale: e.target.value as ViewerPrefs['scale'] })} aria-label={t('scaleAria')}>
             <option value="fit">{t('scaleFit')}</option>
@@ -209,6 +234,7 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
         <button onClick={fullscreen}>{t('fullScreen')}</button>
         <span className={`phase phase-${phase}`} role="status" data-testid="viewer-phase" data-phase={phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}>{t(`phase.${phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}`)}</span>
       </div>
+      {job && <JobViewerBar job={jobView} route={jobRoute} />}
       <div
         className="viewer-body"
         ref={wrapRef}
@@ -230,10 +256,10 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
         </aside>
         <div className={`screen-host scale-${prefs.scale}`} ref={screenRef} data-testid="vnc-screen" />
         {overlay && (
-          <div className="viewer-overlay" role={phase === 'lost' ? 'alert' : 'status'}>
+          <div className="viewer-overlay" role={phase === 'lost' || jobEnded ? 'alert' : 'status'} data-testid={jobEnded ? 'job-ended' : undefined}>
             <h2>{overlay.title}</h2>
             <p>{overlay.text}</p>
-            {(phase === 'lost' || phase === 'disconnected') && <button className="primary" onClick={() => { retries.current = 0; setPhase('opening'); setWhy(null); setGen((g) => g + 1); }}>{t('overlay.reconnect')}</button>}
+            {(phase === 'lost' || phase === 'disconnected') && !jobEnded && <button className="primary" onClick={() => { retries.current = 0; setPhase('opening'); setWhy(null); setGen((g) => g + 1); }}>{t('overlay.reconnect')}</button>}
           </div>
         )}
         {askPassword && (
@@ -265,6 +291,14 @@ export function ViewerScreen({ state, connectionId, display, profile }: { state:
           </aside>
         )}
       </div>
+      {closing && job && (
+        <CloseJobDialog
+          connectionId={connectionId}
+          jobId={job}
+          onDone={() => { setClosing(false); state.go({ screen: 'cluster', connectionId, profileId: profile?.id ?? '' }); }}
+          onCancel={() => setClosing(false)}
+        />
+      )}
     </section>
   );
 

@@ -8,6 +8,7 @@ export default {
   serverFallback: 'server',
   displayCrumb: 'Display :{{display}}',
   tunnelCrumb: 'Tunnel',
+  jobCrumb: 'Job {{jobId}}',
   cannotStart: 'gpu-desk cannot start',
   actions: {
     cancel: 'Cancel',

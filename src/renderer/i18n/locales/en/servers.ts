@@ -36,7 +36,14 @@ export default {
     text: 'The server presented a different host key from the one saved for it. Someone could be intercepting the connection, or the server was reinstalled.',
     fix: 'If you know the server was reinstalled: {{fix}}',
   },
+  badge: {
+    cluster: 'Slurm cluster',
+    clusterTitle: 'A login node: desktops run as Slurm jobs',
+  },
   form: {
+    kind: 'This is a',
+    kindServer: 'Server (desktops run on it directly)',
+    kindCluster: 'Cluster (a Slurm login node: desktops run as jobs on its nodes)',
     addTitle: 'Add server',
     editTitle: 'Edit {{name}}',
     name: 'Name',

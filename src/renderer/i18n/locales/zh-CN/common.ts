@@ -10,6 +10,7 @@ const zhCN: Catalogue<typeof en> = {
   serverFallback: '服务器',
   displayCrumb: '显示器 :{{display}}',
   tunnelCrumb: '隧道',
+  jobCrumb: '作业 {{jobId}}',
   cannotStart: 'gpu-desk 无法启动',
   actions: {
     cancel: '取消',

@@ -38,7 +38,14 @@ const zhCN: Catalogue<typeof en> = {
     text: '服务器出示的主机密钥与之前保存的不同。可能有人在拦截这条连接，也可能是服务器重装过。',
     fix: '如果你确认服务器重装过：{{fix}}',
   },
+  badge: {
+    cluster: 'Slurm 集群',
+    clusterTitle: '登录节点：桌面作为 Slurm 作业运行',
+  },
   form: {
+    kind: '类型',
+    kindServer: '服务器（桌面直接在它上面运行）',
+    kindCluster: '集群（Slurm 登录节点：桌面作为作业在计算节点上运行）',
     addTitle: '添加服务器',
     editTitle: '编辑 {{name}}',
     name: '名称',
