@@ -7,7 +7,7 @@ import { useErrorLine } from '../i18n/errors';
 import { useFormat } from '../i18n/useFormat';
 import { ProfileForm } from '../servers/ProfileForm';
 import { JobStatus } from './JobStatus';
-import { ScriptReview, reviewedScript } from './ScriptReview';
+import { ScriptReview, wasReviewed } from './ScriptReview';
 
 /**
  * A cluster's page: Start (the job script reviewed before it is first submitted, and again whenever
@@ -64,7 +64,7 @@ export function ClusterPage({ state, connectionId, profile }: { state: AppState;
     try {
       const { shown } = await api.invoke('clusters.script', { profileId: profile.id });
       // A script already consented to goes straight to sbatch; a new or changed one is shown first.
-      if (reviewedScript(profile.id) === shown) await submit();
+      if (wasReviewed(profile.id, shown)) await submit();
       else setReview(shown);
     } catch (e) {
       setError(errorLine(e));

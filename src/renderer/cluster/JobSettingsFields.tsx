@@ -76,7 +76,7 @@ export function JobSettingsFields({ s, defaults, asking, onAsk }: { s: JobSettin
                   {p.name}
                   {p.isDefault ? ` · ${t('form.default')}` : ''}
                   {p.gres.length ? ` · ${p.gres.join(', ')}` : ` · ${t('form.noGpus')}`}
-                  {p.maxTime ? ` · ${t('form.maxTime', { time: p.maxTime })}` : ''}
+                  {p.maxTime && !/^(infinite|unlimited)$/i.test(p.maxTime) ? ` · ${t('form.maxTime', { time: p.maxTime })}` : ''}
                   {!p.up ? ` · ${t('form.down')}` : ''}
                 </button>
               ))}

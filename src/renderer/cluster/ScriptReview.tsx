@@ -2,14 +2,27 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 const KEY = (profileId: string) => `gpu-desk.cluster.reviewed.${profileId}`;
+/** Scripts kept per cluster: switching between a few settings does not ask again for each. */
+const KEEP = 20;
 
-/** The job script the user last agreed to for this cluster (this window's storage; never a secret). */
-export function reviewedScript(profileId: string): string | null {
+function consented(profileId: string): string[] {
   try {
-    return localStorage.getItem(KEY(profileId));
+    const v: unknown = JSON.parse(localStorage.getItem(KEY(profileId)) ?? '[]');
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
   } catch {
-    return null;
+    return [];
   }
+}
+
+/** Whether the user already agreed to this exact script for this cluster (this window's storage; never a secret). */
+export function wasReviewed(profileId: string, script: string): boolean {
+  return consented(profileId).includes(script);
+}
+
+function remember(profileId: string, script: string): void {
+  try {
+    localStorage.setItem(KEY(profileId), JSON.stringify([script, ...consented(profileId).filter((x) => x !== script)].slice(0, KEEP)));
+  } catch { /* storage full or off: asked again next time */ }
 }
 
 /**
@@ -36,7 +49,7 @@ export function ScriptReview(props: { profileId: string; script: string; busy: b
           data-testid="job-submit"
           disabled={!consent || props.busy}
           onClick={() => {
-            try { localStorage.setItem(KEY(props.profileId), props.script); } catch { /* storage full or off: asked again next time */ }
+            remember(props.profileId, props.script);
             props.onSubmit();
           }}
         >
