@@ -135,6 +135,9 @@ test('cluster profile from the form → Start → script reviewed → pending �
   // The desktop through the login node: SSH to the node and the session's Unix socket.
   const display = await openViewer(page, jobId);
   expect(display).toBeGreaterThan(0);
+  // The job's session, on the shared home as the job wrote it: asserted gone after the cancel.
+  const sock = path.join(slurm.login.home, '.gpu-desk/jobs', slurm.clusterName, jobId, 'vnc.sock');
+  expect(fs.statSync(sock).isSocket()).toBe(true);
   const route = page.getByTestId('job-route');
   await expect(route).toHaveAttribute('data-route', 'ssh');
   await expect(route).toContainText(`Desktop :${display} on ${slurm.nodeName}, reached by SSH to the node through the login node`);
@@ -171,7 +174,6 @@ test('cluster profile from the form → Start → script reviewed → pending �
   }
   expect(await slurmState(jobId)).toBe('CANCELLED');
   // The session went with the job: its socket, its X server.
-  const sock = path.join(slurm.login.home, '.gpu-desk/jobs', jobId, 'vnc.sock');
   await expect.poll(() => fs.existsSync(sock) || fs.existsSync(`/tmp/.X11-unix/X${display}`), { timeout: 60_000 }).toBe(false);
 });
 
