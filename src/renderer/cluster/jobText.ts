@@ -15,26 +15,45 @@ const ENDED = {
   FAILED: 'failed',
 } as const;
 
-/** "ended: time limit" for an ended job, from Slurm's state word ("CANCELLED by 0" counts as CANCELLED). */
+export type EndedKey = (typeof ENDED)[keyof typeof ENDED];
+
+/** The catalogue key for how a job ended, from Slurm's state ("CANCELLED by 0" is CANCELLED); null: a state without one. */
+export function endedKey(state: string): EndedKey | null {
+  const word = state.split(/\s+/)[0].replace(/\+$/, '');
+  return word in ENDED ? ENDED[word as keyof typeof ENDED] : null;
+}
+
+/** "ended: time limit" for an ended job. */
 export function useEndedLine(): (j: ClusterJobView) => string {
   const { t } = useTranslation('cluster');
   return useCallback((j: ClusterJobView) => {
-    const word = j.state.split(/\s+/)[0].replace(/\+$/, '') as keyof typeof ENDED;
-    const why = word in ENDED ? t(`ended.why.${ENDED[word]}`) : (j.endedWhy ?? j.state.toLowerCase());
-    return t('ended.line', { why });
+    const key = endedKey(j.state);
+    return t('ended.line', { why: key ? t(`ended.why.${key}`) : (j.endedWhy ?? j.state.toLowerCase()) });
   }, [t]);
 }
 
 /** Reasons a job waits that people meet most; others are shown as Slurm's word. */
 const REASONS = ['Resources', 'Priority', 'ReqNodeNotAvail', 'Dependency', 'QOSMaxJobsPerUserLimit', 'AssocGrpGRES', 'BeginTime', 'JobHeldUser', 'JobHeldAdmin'] as const;
 
+/** The catalogue key for why a job waits; null: a reason shown as Slurm's word. */
+export function reasonKey(reason: string | null): (typeof REASONS)[number] | 'None' | null {
+  if (!reason || reason === 'None') return 'None';
+  // Slurm appends detail to some reasons ("ReqNodeNotAvail, UnavailableNodes:n1").
+  return REASONS.find((r) => reason === r || reason.startsWith(`${r},`) || reason.startsWith(`${r} `)) ?? null;
+}
+
 export function useReasonText(): (reason: string | null) => string {
   const { t } = useTranslation('cluster');
   return useCallback((reason: string | null) => {
-    if (!reason || reason === 'None') return t('reasons.None');
-    const known = REASONS.find((r) => reason.startsWith(r));
-    return known ? t(`reasons.${known}`) : reason;
+    const key = reasonKey(reason);
+    return key ? t(`reasons.${key}`) : reason!;
   }, [t]);
+}
+
+/** Seconds left of a running job at `now`: Slurm's last figure less the time since it was given; null unless running. */
+export function secondsLeft(j: ClusterJobView | undefined, now: number): number | null {
+  if (!j || j.phase !== 'running' || j.timeLeftSec === null) return null;
+  return Math.max(0, j.timeLeftSec - Math.max(0, Math.floor((now - j.at) / 1000)));
 }
 
 /**
@@ -49,6 +68,5 @@ export function useTimeLeft(j: ClusterJobView | undefined): number | null {
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, [running]);
-  if (!j || !running || j.timeLeftSec === null) return null;
-  return Math.max(0, j.timeLeftSec - Math.max(0, Math.floor((now - j.at) / 1000)));
+  return secondsLeft(j, now);
 }
