@@ -1,46 +1,85 @@
 /**
- * tsx bench/viewer/profile.ts [--size 1920x1080] [--seconds N] [--query '&x=1'] [--arg --flag ...] [--cpu-prof out.cpuprofile]
+ * tsx bench/viewer/profile.ts [--size 1920x1080] [--seconds N] [--query '&x=1'] [--arg --flag ...]
+ *   [--cpu-prof out.cpuprofile] [--trace out.json] [--rects]
  * Where gpu-desk's viewer spends CPU in the motion workload: per Chromium process type and thread,
- * from /proc, while the viewer shows ffplay's testsrc2 at 1280x720 (same set-up as bench:viewer).
+ * from /proc (the same sampler as bench:viewer, cpu.ts), while the viewer shows ffplay's testsrc2
+ * (same set-up as bench:viewer, TigerVNC's Xvnc). --cpu-prof: the page's V8 profile; --trace:
+ * Chromium's own trace; --rects: framebuffer updates per second, rectangles per update and their
+ * Tight sub-encodings (fill, JPEG, basic = zlib copy/palette/gradient) with their areas.
  * Take the bench lock first: flock /tmp/gpu-desk-bench.lock npx tsx bench/viewer/profile.ts
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { cleanupAll, startXvnc } from '../../test/bed';
 import { BrowserViewer } from './browserViewer';
+import { sampleProcs } from './cpu';
 import { benchProfile, startViewerBed } from './setup';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const document: any;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const window: any;
 
 const args = process.argv.slice(2);
 const argOf = (n: string) => (args.indexOf(n) >= 0 ? args[args.indexOf(n) + 1] : undefined);
 const SECONDS = Number(argOf('--seconds') ?? 8);
 const extra = args.flatMap((a, i) => (args[i - 1] === '--arg' ? [a] : []));
 
-function threads(): Map<string, number> {
+/**
+ * CPU seconds so far per process type (Chromium's --type, else the program) and thread name, for
+ * the processes under `roots` (this viewer's browser, the workload) and the Xvnc of `display`:
+ * other people's Chromium and Xvnc on a shared machine stay out.
+ */
+function threads(roots: number[], display: number): Map<string, number> {
+  const procs = sampleProcs({ argv: true, threads: true });
+  const parent = new Map(procs.map((p) => [p.pid, p.ppid]));
+  const under = (pid: number) => {
+    for (let q: number | undefined = pid, hops = 0; q !== undefined && q > 1 && hops < 64; q = parent.get(q), hops++) if (roots.includes(q)) return true;
+    return false;
+  };
   const out = new Map<string, number>();
-  for (const pid of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    let cmd: string;
-    try {
-      cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch { continue; }
-    if (!cmd.startsWith('/usr/lib/chromium/chromium') && !/^(Xvnc|ffplay|sshd)/.test(path.basename(cmd.split('\0')[0])) && Number(pid) !== process.pid) continue;
-    const type = Number(pid) === process.pid ? 'harness' : /--type=([a-z-]+)/.exec(cmd)?.[1] ?? path.basename(cmd.split('\0')[0]);
-    let tids: string[] = [];
-    try { tids = fs.readdirSync(`/proc/${pid}/task`); } catch { continue; }
-    for (const tid of tids) {
-      try {
-        const st = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-        const comm = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')')).replace(/\d+$/, '');
-        const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-        const k = `${type}/${comm}`;
-        out.set(k, (out.get(k) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
-      } catch { /* gone */ }
-    }
+  for (const p of procs) {
+    const cmd = p.argv ?? [];
+    const ours = p.pid === process.pid || under(p.pid) || (p.comm === 'Xvnc' && cmd.includes(`:${display}`));
+    if (!ours) continue;
+    const type = p.pid === process.pid ? 'harness' : cmd.join(' ').match(/--type=([a-z-]+)/)?.[1] ?? path.basename(cmd[0] ?? p.comm);
+    for (const [comm, secs] of p.threads ?? []) out.set(`${type}/${comm}`, (out.get(`${type}/${comm}`) ?? 0) + secs);
   }
   return out;
+}
+
+/**
+ * Page side of --rects: counts the rectangles of each framebuffer update by Tight sub-encoding
+ * (fill, JPEG, basic = copy/palette/gradient through zlib) with their areas.
+ */
+type Fn = (...a: unknown[]) => boolean;
+interface Census { updates: number; t0: number; kinds: Record<string, { n: number; px: number }> }
+function installRectCensus(): void {
+  const rfb = window.__gpuDeskViewer.rfb as { _decoders: Record<number, Record<string, Fn>>; _framebufferUpdate: () => boolean };
+  const tight = rfb._decoders[7];
+  const c: Census = { updates: 0, t0: performance.now(), kinds: {} };
+  window.__rectCensus = c;
+  const wrap = (name: string, kind: string) => {
+    const orig = tight[name].bind(tight);
+    tight[name] = (x, y, w, h, ...rest) => {
+      const done = orig(x, y, w, h, ...rest);
+      if (done) { const k = (c.kinds[kind] ??= { n: 0, px: 0 }); k.n++; k.px += (w as number) * (h as number); }
+      return done;
+    };
+  };
+  wrap('_fillRect', 'fill');
+  wrap('_jpegRect', 'jpeg');
+  wrap('_basicRect', 'basic');
+  const origFbu = rfb._framebufferUpdate.bind(rfb);
+  rfb._framebufferUpdate = () => { const done = origFbu(); if (done) c.updates++; return done; };
+}
+function readRectCensus(): string {
+  const c = window.__rectCensus as Census;
+  const s = (performance.now() - c.t0) / 1000;
+  const kinds = Object.entries(c.kinds);
+  const rects = kinds.reduce((a, [, k]) => a + k.n, 0);
+  return `${(c.updates / s).toFixed(1)} updates/s, ${(rects / Math.max(1, c.updates)).toFixed(1)} rects/update; ` +
+    kinds.map(([name, k]) => `${name} ${(k.n / s).toFixed(0)}/s avg ${(k.px / Math.max(1, k.n)).toFixed(0)} px (${(k.px / s / 1e6).toFixed(2)} Mpx/s)`).join(', ');
 }
 
 async function main(): Promise<void> {
@@ -60,15 +99,17 @@ async function main(): Promise<void> {
     const cdp = argOf('--cpu-prof') ? viewer.page : null;
     if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
     if (args.includes('--geom')) console.log(await viewer.page.evaluate(`(() => { const c = document.querySelector('[data-testid="vnc-screen"] canvas'); const r = c.getBoundingClientRect(); const cs = getComputedStyle(c); let p = c, chain = []; while (p) { const s = getComputedStyle(p); chain.push(p.tagName + '.' + p.className + ' ' + s.transform + ' ' + s.willChange + ' ' + s.position + ' ov=' + s.overflow + ' op=' + s.opacity); p = p.parentElement; } return JSON.stringify({ r, dpr: devicePixelRatio, w: c.width, h: c.height, ir: cs.imageRendering, chain }); })()`));
+    if (args.includes('--rects')) await viewer.page.evaluate(installRectCensus);
+    const roots = [viewer.browser.pid, ff.pid!];
     let f0 = 0;
     let f1 = 0;
     let a = new Map<string, number>();
     let b = a;
     const measure = async () => {
       f0 = await viewer.framesDrawn();
-      a = threads();
+      a = threads(roots, xvnc.display);
       await new Promise((r) => setTimeout(r, SECONDS * 1000));
-      b = threads();
+      b = threads(roots, xvnc.display);
       f1 = await viewer.framesDrawn();
     };
     const traceFile = argOf('--trace');
@@ -84,6 +125,7 @@ async function main(): Promise<void> {
     const browserCpu = ['renderer', 'gpu-process', 'chromium', 'utility'].reduce((t, k) => t + (byType.get(k) ?? 0), 0) * SECONDS;
     console.log(`browser CPU per frame drawn ${(browserCpu * 1000 / Math.max(1, f1 - f0)).toFixed(2)} ms; frames drawn ${((f1 - f0) / SECONDS).toFixed(1)}/s; by process: ${[...byType].sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k} ${(v * 100).toFixed(0)}%`).join(', ')}`);
     for (const [k, v] of rows.slice(0, 25)) console.log(`  ${k} ${(v * 100).toFixed(1)}%`);
+    if (args.includes('--rects')) console.log(`rects: ${await viewer.page.evaluate(readRectCensus)}`);
     await viewer.disconnect();
   } finally {
     try { process.kill(-ff.pid!, 'SIGTERM'); } catch { /* gone */ }
