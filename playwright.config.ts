@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { viewerSwitchArgs } from './src/shared/chromiumSwitches';
 
 // The renderer runs in Debian's Chromium against the browser harness (the Electron binary cannot be
 // downloaded here); each worker starts its own real sshd and the harness in-process.
@@ -29,7 +30,8 @@ export default defineConfig({
         browserName: 'chromium',
         launchOptions: {
           executablePath: '/usr/bin/chromium',
-          args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+          // The app's own switches, so the specs see the viewer as the product runs it.
+          args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', ...viewerSwitchArgs()],
         },
       },
     },

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { viewerSwitchArgs } from '../../src/shared/chromiumSwitches';
 
 type Json = Record<string, unknown>;
 interface Pending { resolve(v: Json): void; reject(e: Error): void; method: string }
@@ -41,9 +42,9 @@ export class CdpBrowser {
     const proc = spawn('/usr/bin/chromium', [
       '--headless', '--remote-debugging-pipe', `--user-data-dir=${userDataDir}`, '--no-first-run', '--no-default-browser-check',
       '--mute-audio', '--hide-scrollbars',
-      // A headless tab counts as hidden; these keep it scheduled like the visible window a user looks
-      // at (Playwright passes the same three).
-      '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding',
+      // The switches the app ships with (a headless tab counts as hidden: they also keep it scheduled
+      // like the visible window a user looks at).
+      ...viewerSwitchArgs(),
       ...args, 'about:blank',
     ], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
     const b = new CdpBrowser(proc, userDataDir);

@@ -9,6 +9,7 @@ import type { FileDialogs, FilePurpose } from '../core/app/fileDialogs';
 import { ChannelHub } from '../core/vnc/channelHub';
 import { createEventForwarder } from '../core/ipc/dispatch';
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../shared/bridge';
+import { VIEWER_SWITCHES } from '../shared/chromiumSwitches';
 import { eventNames, type Emit } from '../shared/contract';
 import type { AppSettings, ConnectionView, ForwardView, Profile, SettingsView, TunnelView } from '../shared/models';
 import { createLogger, type Logger } from './log';
@@ -23,6 +24,8 @@ import { closeAction, loadSettings } from './settings';
 import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders } from './windowOptions';
 import { fitToDisplays, loadWindowState, saveWindowState } from './windowState';
 
+// Before 'ready' (Chromium reads its switches once): the same ones bench:viewer and the e2e specs run with.
+for (const [name, value] of VIEWER_SWITCHES) app.commandLine.appendSwitch(name, value);
 // Before 'ready': app:// must be a standard, secure scheme to get an origin and a secure context.
 protocol.registerSchemesAsPrivileged(appSchemePrivileges());
 
