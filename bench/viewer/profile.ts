@@ -53,11 +53,12 @@ function threads(roots: number[], display: number): Map<string, number> {
  * (fill, JPEG, basic = copy/palette/gradient through zlib) with their areas.
  */
 type Fn = (...a: unknown[]) => boolean;
-interface Census { updates: number; t0: number; kinds: Record<string, { n: number; px: number }> }
+interface Census { updates: number; t0: number; m0: number; b0: number; kinds: Record<string, { n: number; px: number }> }
 function installRectCensus(): void {
   const rfb = window.__gpuDeskViewer.rfb as { _decoders: Record<number, Record<string, Fn>>; _framebufferUpdate: () => boolean };
   const tight = rfb._decoders[7];
-  const c: Census = { updates: 0, t0: performance.now(), kinds: {} };
+  const st = window.__gpuDeskViewer.channel.stats as { messagesIn: number; bytesIn: number };
+  const c: Census = { updates: 0, t0: performance.now(), m0: st.messagesIn, b0: st.bytesIn, kinds: {} };
   window.__rectCensus = c;
   const wrap = (name: string, kind: string) => {
     const orig = tight[name].bind(tight);
@@ -78,7 +79,8 @@ function readRectCensus(): string {
   const s = (performance.now() - c.t0) / 1000;
   const kinds = Object.entries(c.kinds);
   const rects = kinds.reduce((a, [, k]) => a + k.n, 0);
-  return `${(c.updates / s).toFixed(1)} updates/s, ${(rects / Math.max(1, c.updates)).toFixed(1)} rects/update; ` +
+  const st = window.__gpuDeskViewer.channel.stats as { messagesIn: number; bytesIn: number };
+  return `${((st.messagesIn - c.m0) / s).toFixed(0)} WebSocket messages/s (${((st.bytesIn - c.b0) / s / 1e6).toFixed(1)} MB/s), ${(c.updates / s).toFixed(1)} updates/s, ${(rects / Math.max(1, c.updates)).toFixed(1)} rects/update; ` +
     kinds.map(([name, k]) => `${name} ${(k.n / s).toFixed(0)}/s avg ${(k.px / Math.max(1, k.n)).toFixed(0)} px (${(k.px / s / 1e6).toFixed(2)} Mpx/s)`).join(', ');
 }
 
