@@ -8,7 +8,7 @@ import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
 import { jobOptionHelp, jobOptionSpec, jobSettingsFromFlags } from '../jobOptions';
 import { resolveDestination, sshOptionHelp, sshOptionSpec, type DestinationDefaults, type SshOptionValues } from '../sshOptions';
-import { connectSsh } from '../../ssh/connection';
+import { withConnection } from '../withConnection';
 import { destinationOf, remoteOptRoot } from './probe';
 
 const help = [
@@ -89,9 +89,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   const jobId = action === 'cancel' || action === 'otp' ? jobIdArg(positionals[2], action) : undefined;
 
-  options.reconnect = { enabled: false };
-  const login = await connectSsh(options);
-  try {
+  return withConnection(options, async (login) => {
     if (action === 'defaults') {
       const d = await clusterDefaults(login);
       if (json) writeLine(io.stdout, JSON.stringify(d));
@@ -154,9 +152,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
-  } finally {
-    await login.close();
-  }
+  });
 }
 
 registerCommand({ name: 'jobs', summary: 'a GPU desktop as a Slurm job: start (sbatch), list, cancel, one-time passwords', help, run });

@@ -4,6 +4,7 @@ import { formatReport } from '../../remote/reportText';
 import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
+import { withConnection } from '../withConnection';
 import { connectOptionsFromFlags, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
 
 /** Where VirtualGL/ and TurboVNC/ live on the server (default /opt, where their packages install; tests point it elsewhere to stand for a server without them). */
@@ -13,9 +14,7 @@ export function remoteOptRoot(io: CliIo): string {
 
 /** One SSH connection for a one-shot remote command (no reconnect: a drop ends the command with an error). */
 export async function connectFor(destination: string, values: SshOptionValues, io: CliIo): Promise<SshConnection> {
-  const opts = await connectOptionsFromFlags(destination, values, io);
-  opts.reconnect = { enabled: false };
-  return connectSsh(opts);
+  return connectSsh({ ...(await connectOptionsFromFlags(destination, values, io)), reconnect: { enabled: false } });
 }
 
 export function destinationOf(positionals: string[], command: string): string {
@@ -45,14 +44,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   const destination = destinationOf(positionals, 'probe');
   if (positionals.length > 1) throw new UsageError(`Too many arguments: ${positionals.slice(1).join(' ')}`, 'probe');
-  const conn = await connectFor(destination, values as SshOptionValues, io);
-  try {
+  return withConnection(await connectOptionsFromFlags(destination, values as SshOptionValues, io), async (conn) => {
     const report = await probeServer(conn, { optRoot: remoteOptRoot(io) });
     writeLine(io.stdout, values.json ? jsonText(report) : formatReport(report));
     return 0;
-  } finally {
-    await conn.close();
-  }
+  });
 }
 
 registerCommand({ name: 'probe', summary: 'diagnose a GPU server: GPUs, VirtualGL, VNC, sessions, and what to fix', help, run });
