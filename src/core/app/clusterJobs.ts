@@ -22,6 +22,9 @@ export function jobSettingsOf(p: Profile): JobSettings {
   return { ...(p.job ?? {}), ...(p.display.geometry ? { geometry: p.display.geometry } : {}) };
 }
 
+/** How often a running job is looked at for its desktop until it is up. */
+const DESKTOP_POLL_MS = 250;
+
 interface Watched {
   watcher: JobWatcher;
   connectionId: string;
@@ -100,19 +103,7 @@ export class ClusterJobs {
         // The 'ended' status is the last one: its desktop went with the job.
         if (st.phase === 'ended') entry.desktopUp = false;
         this.emit('clusters.job', this.view(connectionId, st, entry));
-        // The desktop is up once the job has written its connection file (a few seconds after RUNNING).
-        if (st.phase === 'running' && !entry.desktopUp && !entry.checking) {
-          entry.checking = true;
-          readJobFiles(login.conn, jobId)
-            .then(({ connection }) => {
-              if (connection && !entry.desktopUp) {
-                entry.desktopUp = true;
-                this.emit('clusters.job', this.view(connectionId, watcher.last ?? st, entry));
-              }
-            })
-            .catch(() => {})
-            .finally(() => { entry.checking = false; });
-        }
+        if (st.phase === 'running' && !entry.desktopUp && !entry.checking) void this.followDesktop(login, jobId, entry);
       });
       watcher.on('warning', (x: { secondsLeft: number; threshold: number }) => {
         entry.warning = x.threshold;
@@ -127,6 +118,28 @@ export class ClusterJobs {
     }
     const st: JobStatus = first ?? w.watcher.last ?? { jobId, name: 'gpu-desk', phase: 'pending', state: 'PENDING', reason: null, estimatedStart: null, node: null, timeLeftSec: null, timeLimitSec: null, endedWhy: null, source: 'squeue' };
     return this.view(connectionId, st, w);
+  }
+
+  /**
+   * The desktop is up once the job has written its connection file, a few seconds after RUNNING.
+   * Looked for every DESKTOP_POLL_MS rather than on the watcher's running-job polls (5 s apart):
+   * those seconds would be the user's, waiting in front of a desktop that is already up.
+   */
+  private async followDesktop(login: LoginNode, jobId: string, entry: Watched): Promise<void> {
+    entry.checking = true;
+    try {
+      while (!entry.desktopUp && this.watched.get(jobId) === entry && entry.watcher.last?.phase === 'running') {
+        const { connection } = await readJobFiles(login.conn, jobId).catch(() => ({ connection: null }));
+        if (connection && this.watched.get(jobId) === entry) {
+          entry.desktopUp = true;
+          this.emit('clusters.job', this.view(entry.connectionId, entry.watcher.last, entry));
+          return;
+        }
+        await new Promise((r) => setTimeout(r, DESKTOP_POLL_MS));
+      }
+    } finally {
+      entry.checking = false;
+    }
   }
 
   private view(connectionId: string, st: JobStatus, w: Watched): ClusterJobView {
