@@ -79,8 +79,16 @@ trap 'stop 0' TERM INT HUP
 trap 'stop $?' EXIT
 # Other users' jobs may share the node: take the first display with no X server, and look past
 # one that another start took in the meantime.
-# TurboVNC also refuses a display whose pid file (in the shared ~/.vnc) a session elsewhere left.
-taken() { [ -e "/tmp/.X$1-lock" ] || [ -e "/tmp/.X11-unix/X$1" ] || ls "$HOME/.vnc/"*":$1.pid" >/dev/null 2>&1; }
+# The shared ~/.vnc holds vncserver's <host>:<n>.pid files: a live session of ours on this node
+# counts as taken (starting over it would leave its -kill aimed at our Xvnc). Other nodes' files, and
+# the stale ones that jobs killed after KillWait leave behind by the hundred, do not: walking past
+# each was seconds of the user's wait, and pushed displays past :99 (port 6000 and up).
+vhost=$(uname -n)
+taken() {
+  [ -e "/tmp/.X$1-lock" ] || [ -e "/tmp/.X11-unix/X$1" ] && return 0
+  p=""; [ -f "$HOME/.vnc/$vhost:$1.pid" ] && read -r p <"$HOME/.vnc/$vhost:$1.pid"
+  [ -n "$p" ] && kill -0 "$p" 2>/dev/null
+}
 try=1; min=1
 while :; do
   n=$min

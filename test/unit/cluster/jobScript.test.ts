@@ -28,6 +28,27 @@ describe('the desktop job script', () => {
     for (const bad of ['../x', 'a/b', '', '.', 'x y', '$(id)']) expect(() => buildJob({}, bad), bad).toThrow(/cannot name a directory/);
   });
 
+  it('a display counts as taken by an X server here or a live session of ours on this node, not by stale or other nodes\' pid files', () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-taken-'));
+    try {
+      const script = buildJob({}).script;
+      const fn = script.slice(script.indexOf('vhost=$(uname -n)'), script.indexOf('try=1; min=1'));
+      const vnc = path.join(home, '.vnc');
+      fs.mkdirSync(vnc);
+      const host = os.hostname();
+      // A display number no X server here uses, so only the pid files decide.
+      const free = [...Array(400).keys()].map((i) => 600 + i).filter((n) => !fs.existsSync(`/tmp/.X${n}-lock`) && !fs.existsSync(`/tmp/.X11-unix/X${n}`));
+      const [live, stale, elsewhere, none] = free;
+      fs.writeFileSync(path.join(vnc, `${host}:${live}.pid`), `${process.pid}\n`);
+      fs.writeFileSync(path.join(vnc, `${host}:${stale}.pid`), '2147483646\n');
+      fs.writeFileSync(path.join(vnc, `othernode:${elsewhere}.pid`), `${process.pid}\n`);
+      const out = execFileSync('bash', ['-c', `${fn}\nfor n in "$@"; do taken "$n" && echo "$n taken" || echo "$n free"; done`, 'x', String(live), String(stale), String(elsewhere), String(none)], { encoding: 'utf8', env: { ...process.env, HOME: home } });
+      expect(out.trim().split('\n')).toEqual([`${live} taken`, `${stale} free`, `${elsewhere} free`, `${none} free`]);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('the user\'s own lines run first, as written', () => {
     const j = buildJob({ preamble: ['module load VirtualGL TurboVNC', '', 'export FOO=1'] });
     const lines = j.script.split('\n');
