@@ -11,6 +11,7 @@ import { chromium } from 'playwright-core';
 import { APP_ENTRY_URL, contentSecurityPolicy, securityHeaders, webPreferences } from '../../src/main/windowOptions';
 import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../../src/shared/bridge';
 import { createElectronShim } from './electronShim';
+import { VIEWER_SWITCHES } from '../../src/shared/chromiumSwitches';
 import { EventEmitter } from 'node:events';
 import { AppCore } from '../../src/core/app/appCore';
 import { remoteOps } from '../../src/core/app/remoteAdapter';
@@ -246,6 +247,10 @@ describe('the built main bundle, started against an Electron API shim (real core
     expect(reg.args[1]).toBe(false);
     // app.enableSandbox() must also come before 'ready' to take effect.
     expect(shim.calls.find((c) => c.name === 'enableSandbox')?.args).toEqual([false]);
+    // The viewer's Chromium switches (the ones bench:viewer and the e2e specs run with), also before 'ready'.
+    const switches = shim.calls.filter((c) => c.name === 'appendSwitch');
+    expect(switches.map((c) => [c.args[0], c.args[1]])).toEqual(VIEWER_SWITCHES.map(([n, v]) => [n, v]));
+    expect(switches.every((c) => c.args[2] === false)).toBe(true);
     expect(reg.args[0]).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) }]);
     const res = await shim.protocolHandlers.get('app')!({ url: APP_ENTRY_URL, method: 'GET' });
     expect(res.status).toBe(200);
@@ -332,7 +337,8 @@ describe('the built main bundle, started against an Electron API shim (real core
       mod._load = load;
       if (cached) req.cache[file] = cached;
     }
-    expect(second.calls.map((c) => c.name)).toEqual(['registerSchemesAsPrivileged', 'quit']);
+    // Switches and the scheme must precede 'ready' even here; nothing else happens before it quits.
+    expect(second.calls.map((c) => c.name).filter((n) => n !== 'appendSwitch')).toEqual(['registerSchemesAsPrivileged', 'quit']);
     expect(second.windows).toHaveLength(0);
     expect(second.handlers.size).toBe(0);
   });

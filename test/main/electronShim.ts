@@ -67,6 +67,8 @@ export function createElectronShim(paths: { userData: string; logs: string; appP
     requestSingleInstanceLock: (): boolean => true,
     setAppUserModelId: () => {},
     enableSandbox: () => rec('enableSandbox', app.ready),
+    // Chromium reads its switches once, at start: recorded with whether 'ready' had already come.
+    commandLine: { appendSwitch: (name: string, value?: string) => rec('appendSwitch', name, value, app.ready) },
     isReady: () => app.ready,
     whenReady: () => { app.ready = true; return Promise.resolve(); },
     quit: () => {
