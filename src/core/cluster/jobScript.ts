@@ -55,17 +55,8 @@ mkdir -p "$dir" || { echo "gpu-desk: cannot create $dir" >&2; exit 1; }
 chmod 700 "$HOME/.gpu-desk" "$HOME/${JOBS_DIR}" "$HOME/${JOBS_DIR}/$SLURM_CLUSTER_NAME" "$dir"
 node="\${SLURMD_NODENAME:-$(hostname)}"
 vnc="$opt/TurboVNC/bin"
-[ -x "$vnc/vncserver" ] || { echo "gpu-desk: TurboVNC is not installed on $node ($vnc/vncserver)" >&2; exit 1; }
-# TurboVNC's own default looks only for GNOME, Ubuntu, MATE and Xfce, and a session whose start-up
-# exits at once is killed: take a desktop the node has, else a bare X desktop.
-if [ -z "$wm" ]; then
-  for w in xfce mate gnome ubuntu; do [ -f "/usr/share/xsessions/$w.desktop" ] && { wm=$w; break; }; done
-  [ -z "$wm" ] && for f in /usr/share/xsessions/*.desktop; do [ -f "$f" ] && { wm=$(basename "$f" .desktop); break; }; done
-fi
-vgl=""
-if [ -x "$opt/VirtualGL/bin/vglrun" ] && "$opt/VirtualGL/bin/eglinfo" -e >/dev/null 2>&1; then vgl=egl; fi
-geom="$geometry"; xsdir="$dir"; loopback=""; unixsock=""
-if [ "$access" = ssh ]; then loopback=1; unixsock="$dir/vnc.sock"; fi
+# From here on, however the job ends (a node without TurboVNC, scancel, the time limit), its
+# directory goes with it.
 n=""; pid=""
 stop() {
   rc=$1
@@ -77,6 +68,17 @@ stop() {
 }
 trap 'stop 0' TERM INT HUP
 trap 'stop $?' EXIT
+[ -x "$vnc/vncserver" ] || { echo "gpu-desk: TurboVNC is not installed on $node ($vnc/vncserver)" >&2; exit 1; }
+# TurboVNC's own default looks only for GNOME, Ubuntu, MATE and Xfce, and a session whose start-up
+# exits at once is killed: take a desktop the node has, else a bare X desktop.
+if [ -z "$wm" ]; then
+  for w in xfce mate gnome ubuntu; do [ -f "/usr/share/xsessions/$w.desktop" ] && { wm=$w; break; }; done
+  [ -z "$wm" ] && for f in /usr/share/xsessions/*.desktop; do [ -f "$f" ] && { wm=$(basename "$f" .desktop); break; }; done
+fi
+vgl=""
+if [ -x "$opt/VirtualGL/bin/vglrun" ] && "$opt/VirtualGL/bin/eglinfo" -e >/dev/null 2>&1; then vgl=egl; fi
+geom="$geometry"; xsdir="$dir"; loopback=""; unixsock=""
+if [ "$access" = ssh ]; then loopback=1; unixsock="$dir/vnc.sock"; fi
 # Other users' jobs may share the node: take the first display with no X server, and look past
 # one that another start took in the meantime.
 # The shared ~/.vnc holds vncserver's <host>:<n>.pid files: a live session of ours on this node

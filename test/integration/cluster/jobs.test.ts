@@ -166,6 +166,45 @@ describe('a desktop job', () => {
   }, 240_000);
 });
 
+describe('nodes that lack a part', () => {
+  /** An install prefix for the node: TurboVNC from /opt where asked, VirtualGL never. */
+  function optRoot(withTurboVnc: boolean): string {
+    const dir = makeTempDir('gd-node-opt-');
+    fs.chmodSync(dir, 0o755);
+    if (withTurboVnc) fs.symlinkSync('/opt/TurboVNC', path.join(dir, 'TurboVNC'));
+    return dir;
+  }
+
+  it('a node without VirtualGL still gets its desktop, and says VirtualGL is off', async () => {
+    const { jobId } = await submitJob(login, { gres: 'gpu:1', time: '5', geometry: '800x600', optRoot: optRoot(true) });
+    try {
+      const { connection } = await waitForDesktop(login, jobId);
+      expect(connection).toMatchObject({ node: slurm.nodeName, access: 'ssh', virtualgl: false });
+      const link = await connectJobDesktop(login, loginOptions, jobId);
+      try {
+        expect(await rfbHandshake(await link.open(), await link.oneTimePassword(), { init: true })).toMatchObject({ ok: true, width: 800, height: 600 });
+      } finally {
+        await link.close();
+      }
+    } finally {
+      await cancelJob(login, jobId);
+    }
+    await until('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
+  }, 180_000);
+
+  it('a node without TurboVNC: the job ends before its desktop is up, and the wait says why and where to look', async () => {
+    const opt = optRoot(false);
+    const { jobId } = await submitJob(login, { gres: 'gpu:1', time: '5', optRoot: opt });
+    const e = await waitForDesktop(login, jobId).catch((x) => x);
+    expect(e.code).toBe('JOB_ENDED');
+    expect(e.message).toBe(`Job ${jobId} ended (failed (exit code 1)) before its desktop was up: TurboVNC is not installed on ${slurm.nodeName} (${opt}/TurboVNC/bin/vncserver)`);
+    expect(e.fix).toBe(`Look at ~/.gpu-desk/jobs/${slurm.clusterName}/${jobId}.out on the cluster, then start again`);
+    // The job leaves no directory behind, only its output.
+    expect(fs.existsSync(path.join(slurm.login.home, '.gpu-desk', 'jobs', slurm.clusterName, jobId))).toBe(false);
+    expect(fs.existsSync(path.join(slurm.login.home, '.gpu-desk', 'jobs', slurm.clusterName, `${jobId}.out`))).toBe(true);
+  }, 180_000);
+});
+
 describe('job files on a home that several clusters share', () => {
   const mode = (p: string) => fs.statSync(p).mode & 0o777;
   /** A job directory as another writer left it, owned by the bed user so that only our reader's choice keeps it unread. */
