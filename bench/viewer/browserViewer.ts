@@ -119,8 +119,9 @@ export class BrowserViewer {
     return this.page.evaluate(async ({ n, region }) => {
       type V = { frameListeners: Set<(now: number) => void>; sendCombo(k: number[]): void; rfb: unknown };
       const v = (window as unknown as { __gpuDeskViewer: V }).__gpuDeskViewer;
-      const canvas = document.querySelector('[data-testid="vnc-screen"] canvas');
-      const ctx = canvas.getContext('2d', { willReadFrequently: true })!;
+      // The viewer draws into the OffscreenCanvas the element carries (rfbPatches.ts, installOffscreen).
+      const el = document.querySelector('[data-testid="vnc-screen"] canvas');
+      const ctx = (el[Symbol.for('gpu-desk.viewer.offscreen')] ?? el).getContext('2d')!;
       const hash = () => {
         const d = ctx.getImageData(region.x, region.y, region.w, region.h).data;
         let h = 0;

@@ -3,11 +3,15 @@ import { differingPixels, serverScreen, type Rect } from '../bed';
 import type { Env } from './fixtures';
 
 const CANVAS = '[data-testid="vnc-screen"] canvas';
+// The viewer draws into an OffscreenCanvas that the element shows (rfbPatches.ts, installOffscreen);
+// the element carries it under this key, and only it hands out the 2D context with the pixels.
+type ViewerCanvas = HTMLCanvasElement & { [k: symbol]: OffscreenCanvas | undefined };
 
 /** The viewer canvas's size (its framebuffer, whatever CSS scaling shows). */
 export function canvasSize(page: Page): Promise<{ w: number; h: number }> {
   return page.evaluate((sel) => {
-    const c = document.querySelector<HTMLCanvasElement>(sel);
+    const el = document.querySelector<ViewerCanvas>(sel);
+    const c = el?.[Symbol.for('gpu-desk.viewer.offscreen')] ?? el;
     return { w: c?.width ?? 0, h: c?.height ?? 0 };
   }, CANVAS);
 }
@@ -15,9 +19,10 @@ export function canvasSize(page: Page): Promise<{ w: number; h: number }> {
 /** The viewer canvas's pixels in `rect` as packed RGB; null while the canvas is smaller than that. */
 export async function canvasRgb(page: Page, rect: Rect): Promise<Buffer | null> {
   const b64 = await page.evaluate(([sel, x, y, w, h]) => {
-    const c = document.querySelector<HTMLCanvasElement>(sel as string);
+    const el = document.querySelector<ViewerCanvas>(sel as string);
+    const c = el?.[Symbol.for('gpu-desk.viewer.offscreen')] ?? el;
     if (!c || c.width < (x as number) + (w as number) || c.height < (y as number) + (h as number)) return null;
-    const d = c.getContext('2d')!.getImageData(x as number, y as number, w as number, h as number).data;
+    const d = (c.getContext('2d') as CanvasRenderingContext2D).getImageData(x as number, y as number, w as number, h as number).data;
     const rgb = new Uint8Array((d.length / 4) * 3);
     for (let i = 0, j = 0; i < d.length; i += 4, j += 3) { rgb[j] = d[i]; rgb[j + 1] = d[i + 1]; rgb[j + 2] = d[i + 2]; }
     let s = '';
@@ -48,9 +53,10 @@ export async function pixelsUnlikeServer(page: Page, env: Env, display: number, 
 /** SHA-256 of the whole viewer canvas (to tell frames apart without moving them out of the page). */
 export function canvasDigest(page: Page): Promise<string> {
   return page.evaluate(async (sel) => {
-    const c = document.querySelector<HTMLCanvasElement>(sel);
+    const el = document.querySelector<ViewerCanvas>(sel);
+    const c = el?.[Symbol.for('gpu-desk.viewer.offscreen')] ?? el;
     if (!c || c.width === 0) return '';
-    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    const d = (c.getContext('2d') as CanvasRenderingContext2D).getImageData(0, 0, c.width, c.height).data;
     const h = new Uint8Array(await crypto.subtle.digest('SHA-256', d));
     return Array.from(h, (b) => b.toString(16).padStart(2, '0')).join('');
   }, CANVAS);

@@ -219,6 +219,40 @@ export function installDirectDraw(rfb: RFB): void {
 }
 
 /**
+ * Where the viewer's pixels live once installOffscreen moved them: the visible canvas element carries
+ * its OffscreenCanvas under this key, for the tests and the benchmark that read pixels back (the
+ * element itself no longer hands out a 2D context).
+ */
+export const OFFSCREEN = Symbol.for('gpu-desk.viewer.offscreen');
+
+/**
+ * Draws into an OffscreenCanvas that the visible canvas shows (transferControlToOffscreen), still on
+ * the page's main thread. Chromium then hands each frame to the compositor directly instead of
+ * through the page's paint and commit: measured in software compositing (docs/bench-viewer.md), a
+ * 1080p canvas changed 25 times a second cost the renderer and GPU process ~3 ms of CPU per change
+ * instead of ~6. The element keeps its CSS size, transform, sampling and input events, so scaling
+ * and pointer mapping are unchanged. A canvas can only be transferred before it has a context, and
+ * noVNC takes one in its constructor: offscreenContext() is what rfbSession hands noVNC there; this,
+ * after installDirectDraw, points noVNC's back buffer (sized on resize, source of CopyRect) at it.
+ */
+export function installOffscreen(rfb: RFB): void {
+  const d = internals(rfb)._display;
+  const offscreen = (d._target as HTMLCanvasElement & { [OFFSCREEN]?: OffscreenCanvas })[OFFSCREEN];
+  if (!offscreen) return;
+  d._backbuffer = offscreen as unknown as HTMLCanvasElement;
+  d._drawCtx = d._targetCtx;
+}
+
+/** Transfers `canvas` to an OffscreenCanvas (kept on the element under OFFSCREEN) and returns its 2D context. */
+export function offscreenContext(canvas: HTMLCanvasElement, attrs: CanvasRenderingContext2DSettings): OffscreenCanvasRenderingContext2D | null {
+  if (typeof canvas.transferControlToOffscreen !== 'function') return null;
+  const offscreen = canvas.transferControlToOffscreen();
+  const ctx = offscreen.getContext('2d', attrs);
+  if (ctx) (canvas as HTMLCanvasElement & { [OFFSCREEN]?: OffscreenCanvas })[OFFSCREEN] = offscreen;
+  return ctx;
+}
+
+/**
  * "1:1" means whole device pixels per remote pixel. noVNC sizes its canvas in CSS pixels (scale 1),
  * which at a fractional device-pixel ratio (125 %, 150 %) spreads each remote pixel over 1.25 or 1.5
  * device pixels and resamples the whole desktop. This keeps the largest whole number of device pixels

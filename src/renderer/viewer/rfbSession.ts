@@ -2,7 +2,7 @@ import RFB from '@novnc/novnc';
 import type { ViewerPrefs, ViewerTicket } from '../../shared/models';
 import { CountingChannel } from './channel';
 import { ENC, encodingLabel, encodingList } from './encodings';
-import { checkRfbInternals, installDevicePixelScale, installDirectDraw, installFastPath, installHooks, internals, overrideEncodings, requestFullUpdate } from './rfbPatches';
+import { checkRfbInternals, installDevicePixelScale, installDirectDraw, installFastPath, installHooks, installOffscreen, internals, offscreenContext, overrideEncodings, requestFullUpdate } from './rfbPatches';
 import { SampleRing, median, type ViewerSample } from './stats';
 import { adaptStep, initialAdaptive, type AdaptiveState } from './adaptive';
 
@@ -57,7 +57,9 @@ export class ViewerSession {
     this.turbo = opts.ticket.flavor === 'turbovnc';
     this.adaptive = initialAdaptive(this.prefs.quality, this.prefs.compression);
     this.channel = new CountingChannel(opts.ticket.url);
-    this.rfb = withOpaqueCanvases(opts.fastPath !== false, () => new RFB(opts.target, this.channel, {
+    // ?onscreen: drawing into the element itself, only to measure what the offscreen canvas saves.
+    const offscreen = opts.fastPath !== false && !new URLSearchParams(globalThis.location?.search ?? '').has('onscreen');
+    this.rfb = withOpaqueCanvases(opts.fastPath !== false, offscreen, () => new RFB(opts.target, this.channel, {
       credentials: opts.ticket.vncPassword ? { password: opts.ticket.vncPassword } : undefined,
     }));
     checkRfbInternals(this.rfb);
@@ -65,6 +67,7 @@ export class ViewerSession {
     if (opts.fastPath !== false) {
       installFastPath(this.rfb, { maxQueued: 3 });
       installDirectDraw(this.rfb);
+      installOffscreen(this.rfb);
     }
     this.stopAligning = installDevicePixelScale(this.rfb, () => this.prefs.scale === 'native');
     this.watchDevicePixelRatio();
@@ -301,16 +304,25 @@ export function h264Available(): Promise<boolean> {
 
 /**
  * noVNC creates its canvases (the visible one and the back buffer) inside its constructor with
- * default attributes. A remote desktop is opaque: alpha:false lets the compositor skip blending,
- * and desynchronized lets the visible canvas reach the screen without waiting for the page's frame.
+ * default attributes. A remote desktop is opaque: alpha:false lets the compositor skip blending.
+ * With `offscreen`, the visible canvas draws through an OffscreenCanvas (installOffscreen in
+ * rfbPatches.ts): it is the one noVNC has already placed in its screen element when it asks for a
+ * context; the back buffer is detached.
  */
-function withOpaqueCanvases<T>(enabled: boolean, make: () => T): T {
+function withOpaqueCanvases<T>(enabled: boolean, offscreen: boolean, make: () => T): T {
   if (!enabled) return make();
   const proto = HTMLCanvasElement.prototype;
   const orig = proto.getContext;
+  let transferred = false;
   proto.getContext = function (this: HTMLCanvasElement, type: string, attrs?: Record<string, unknown>) {
     if (type !== '2d') return orig.call(this, type, attrs);
-    return orig.call(this, type, { alpha: false, ...attrs });
+    const opaque = { alpha: false, ...attrs };
+    if (offscreen && !transferred && this.parentElement !== null) {
+      transferred = true;
+      const ctx = offscreenContext(this, opaque);
+      if (ctx) return ctx;
+    }
+    return orig.call(this, type, opaque);
   } as typeof proto.getContext;
   try {
     return make();
