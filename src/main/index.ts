@@ -348,7 +348,14 @@ function refreshTray(): void {
           // Host-key and password prompts appear in the window, so it comes forward first.
           showWindow();
           void handlers?.['tunnels.openSaved']({ profileId }).then(
-            (t) => { if (Notification.isSupported()) new Notification({ title: 'Tunnel open', body: `Display :${t.display} is on ${t.localHost}:${t.localPort}` }).show(); },
+            (t) => {
+              // A job's desktop takes only one-time passwords: one goes to the clipboard, never into the notification's history.
+              if (t.oneTimePassword) clipboard.writeText(t.oneTimePassword);
+              const body = t.job
+                ? `Job ${t.job.jobId}'s desktop on ${t.job.node} is on ${t.localHost}:${t.localPort}; its one-time password is on the clipboard`
+                : `Display :${t.display} is on ${t.localHost}:${t.localPort}`;
+              if (Notification.isSupported()) new Notification({ title: 'Tunnel open', body }).show();
+            },
             (e: unknown) => {
               log.warn('open saved tunnel: %s', e instanceof Error ? e.message : String(e));
               if (Notification.isSupported()) new Notification({ title: 'Could not open the tunnel', body: e instanceof Error ? e.message : String(e) }).show();

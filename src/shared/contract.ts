@@ -24,6 +24,8 @@ import type {
   PromptRequest,
   RemoteFolderView,
   ServerReportView,
+  RememberedJob,
+  SavedTunnelView,
   SettingsView,
   SetupProgress,
   SetupPlanView,
@@ -224,6 +226,8 @@ export const methods = {
   'clusters.cancel': m(z.strictObject({ connectionId: id, jobId }), out<void>()),
   /** A viewer on the running job's desktop, through the login node. */
   'clusters.viewer': m(z.strictObject({ connectionId: id, jobId }), out<ClusterViewerTicket>()),
+  /** Desktop jobs this app submitted that may still run (no cluster is asked): offered at start. */
+  'clusters.remembered': m(empty, out<RememberedJob[]>()),
 
   'tunnels.list': m(empty, out<TunnelView[]>()),
   'tunnels.open': m(
@@ -232,7 +236,7 @@ export const methods = {
   ),
   'tunnels.close': m(z.strictObject({ tunnelId: id }), out<void>()),
   /** Tunnel-only mode for a saved server (the tray): connects if needed, opens its display and its forwards. */
-  'tunnels.openSaved': m(z.strictObject({ profileId: id }), out<TunnelView>()),
+  'tunnels.openSaved': m(z.strictObject({ profileId: id, jobId: jobId.optional() }), out<SavedTunnelView>()),
 
   'forwards.list': m(empty, out<ForwardView[]>()),
   /** Opens the profile's saved forwards (or these) on this connection; already open ones are reused. */

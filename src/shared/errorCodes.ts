@@ -44,6 +44,8 @@ export type ErrorCode =
   | 'SLURM_FAILED'
   | 'JOB_NOT_FOUND'
   | 'JOB_ENDED'
+  | 'NO_RUNNING_JOB'
+  | 'SEVERAL_JOBS'
   | 'SFTP_FAILED'
   | 'FILE_EXISTS'
   | 'FILE_NOT_FOUND'

@@ -312,7 +312,22 @@ export interface TunnelView {
   clients: number;
   /** Ready-made commands for native viewers. */
   commands: { turbovnc: string; tigervnc: string; realvnc: string };
+  /** A cluster job's desktop: which job, on which node, and how it is reached. */
+  job?: { jobId: string; node: string; route: 'ssh' | 'login-forward' };
 }
+
+/** A desktop job this app submitted and may still run (kept locally: the app starts without asking any cluster). */
+export interface RememberedJob {
+  profileId: string;
+  jobId: string;
+  /** ms since the epoch. */
+  submittedAt: number;
+  /** The job's time limit as submitted, or null when Slurm's partition default applies. */
+  timeLimitSec: number | null;
+}
+
+/** What the tray's "Open tunnel to" gets back: for a job's desktop, a one-time password for the viewer. */
+export type SavedTunnelView = TunnelView & { oneTimePassword?: string };
 
 export interface AppInfo {
   version: string;

@@ -2,7 +2,7 @@
 import WebSocket from 'ws';
 
 export interface Client {
-  call(method: string, input: unknown): Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>;
+  call(method: string, input: unknown): Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string; fix?: string } }>;
   events: { event: string; payload: Record<string, unknown> }[];
   nextEvent(name: string): Promise<Record<string, unknown>>;
   close(): void;

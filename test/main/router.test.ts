@@ -91,6 +91,7 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
     'clusters.jobs': c,
     'clusters.cancel': { ...c, jobId: '1234' },
     'clusters.viewer': { ...c, jobId: '1234' },
+    'clusters.remembered': {},
   };
 }
 

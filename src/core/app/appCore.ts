@@ -18,8 +18,11 @@ import type { FileDialogs } from './fileDialogs';
 import type { ChannelHub } from '../vnc/channelHub';
 import type { ChannelCounters } from '../vnc/pipe';
 import type { Emit, Handlers, ParsedInput } from '../../shared/contract';
-import type { AppSettings, ClusterViewerTicket, ConnectionView, ForwardSpec, ForwardView, KeyInstallView, KeyRemoveView, KeyView, Profile, SettingsView, TunnelView, VncFlavor } from '../../shared/models';
+import type { AppSettings, ClusterJobView, ClusterViewerTicket, ConnectionView, ForwardSpec, ForwardView, KeyInstallView, KeyRemoveView, KeyView, Profile, SavedTunnelView, SettingsView, TunnelView, VncFlavor } from '../../shared/models';
 import { ClusterJobs, type LoginNode } from './clusterJobs';
+import { JobRecords } from './jobRecords';
+import { parseSlurmDuration } from '../cluster/slurmParsers';
+import { openJobTunnel, runningDesktopJob, type JobTunnel } from '../cluster/jobTunnel';
 import { FileTransfers } from './fileTransfers';
 import { PromptBroker } from './prompts';
 import type { RemoteOps } from './remoteOps';
@@ -42,6 +45,8 @@ export interface AppCoreDeps {
   version: string;
   /** settings.json: the language and the shell's preferences. */
   settingsFile: string;
+  /** desktop-jobs.json: the desktop jobs this app submitted (ids and times), offered again at start. */
+  jobRecordsFile?: string;
   /** The OS's preferred locales where the shell knows them (Electron); the harness leaves it to the browser. */
   systemLocales?(): string[];
   secrets?: SecretStore;
@@ -75,6 +80,8 @@ interface Live {
   /** Answers typed into this connection's keyboard-interactive prompts: short ones are redacted only in its own lines. */
   typed: string[];
   forwardTunnels: Map<string, string[]>;
+  /** Tunnel-only mode to a job's desktop (tunnel id → it), each over its own link to the node. */
+  jobTunnels: Map<string, JobTunnel & { jobId: string; release: () => void }>;
   /** Forwards opened on their own or beside the viewer (tunnel id → HTTP state). */
   forwards: Map<string, { http: ForwardView['http'] }>;
   /** One SFTP session per link; a reconnect starts a new one. */
@@ -111,11 +118,22 @@ export class AppCore {
   readonly prompts: PromptBroker;
   private readonly log: (line: string) => void;
   private readonly files: FileTransfers;
+  private readonly jobRecords: JobRecords | null;
 
   constructor(private readonly deps: AppCoreDeps) {
     this.log = deps.log ?? (() => {});
     this.files = new FileTransfers({ sftp: (id) => this.sftpFor(id), emit: deps.emit, chooseSaveFolder: deps.chooseSaveFolder });
-    this.clusters = new ClusterJobs(deps.emit, this.log);
+    this.jobRecords = deps.jobRecordsFile ? new JobRecords(deps.jobRecordsFile) : null;
+    // Every job status passes here on its way to the window: an ended job's record goes with it.
+    const emit: Emit = (name, payload) => {
+      const job = name === 'clusters.job' ? (payload as ClusterJobView) : null;
+      if (job?.phase === 'ended') {
+        const profileId = this.live.get(job.connectionId)?.profile.id;
+        if (profileId) this.records((r) => r.remove(profileId, job.jobId));
+      }
+      deps.emit(name, payload);
+    };
+    this.clusters = new ClusterJobs(emit, this.log);
     this.prompts = new PromptBroker(
       (req) => deps.emit('prompt', req),
       (promptId) => deps.emit('prompt.cancel', { promptId }),
@@ -146,6 +164,7 @@ export class AppCore {
         // Its secrets go first: a keychain that refuses leaves the profile listed, so nothing is orphaned unseen.
         if (this.deps.secrets) await forgetPassword(this.deps.secrets, p.id);
         await this.deps.profiles.remove(p.name);
+        this.records((r) => r.forgetProfile(p.id));
       },
       'profiles.exportFile': async () => {
         const file = await this.dialogs().saveFile({ purpose: 'profiles', defaultName: 'gpu-desk-profiles.json' });
@@ -211,9 +230,22 @@ export class AppCore {
       'clusters.submit': async ({ connectionId }) => {
         const login = this.loginNode(connectionId);
         // The job settings as saved now: the user may have edited them while connected.
-        return this.clusters.submit(connectionId, { ...login, profile: await this.profileById(login.profile.id) });
+        const profile = await this.profileById(login.profile.id);
+        const job = await this.clusters.submit(connectionId, { ...login, profile });
+        const limit = profile.job?.time ? parseSlurmDuration(profile.job.time) : null;
+        this.records((r) => r.add({ profileId: profile.id, jobId: job.jobId, submittedAt: Date.now(), timeLimitSec: job.timeLimitSec ?? limit }));
+        return job;
       },
-      'clusters.jobs': async ({ connectionId }) => this.clusters.list(connectionId, this.loginNode(connectionId)),
+      'clusters.jobs': async ({ connectionId }) => {
+        const login = this.loginNode(connectionId);
+        const jobs = await this.clusters.list(connectionId, login);
+        this.records((r) => r.keepOnly(login.profile.id, jobs.map((j) => j.jobId)));
+        return jobs;
+      },
+      'clusters.remembered': async () => {
+        const ids = new Set(((await this.deps.profiles.list()) as Profile[]).map((p) => p.id));
+        return this.records((r) => r.list().filter((x) => ids.has(x.profileId))) ?? [];
+      },
       'clusters.cancel': async ({ connectionId, jobId }) => {
         for (const v of [...this.viewers.values()]) if (v.jobId === jobId) this.closeViewer(v.id);
         await this.clusters.cancel(this.loginNode(connectionId), jobId);
@@ -223,6 +255,8 @@ export class AppCore {
       'tunnels.open': (i) => this.openTunnel(i),
       'tunnels.close': async ({ tunnelId }) => {
         for (const l of this.live.values()) {
+          const jt = l.jobTunnels.get(tunnelId);
+          if (jt) await this.closeJobTunnel(l, tunnelId, jt);
           const t = l.tunnels?.get(tunnelId);
           if (!t) continue;
           for (const fid of l.forwardTunnels.get(tunnelId) ?? []) await l.tunnels!.close(fid);
@@ -231,7 +265,7 @@ export class AppCore {
         }
         this.deps.emit('tunnels.changed', await this.tunnelViews());
       },
-      'tunnels.openSaved': ({ profileId }) => this.openSaved(profileId),
+      'tunnels.openSaved': ({ profileId, jobId }) => this.openSaved(profileId, jobId),
       'forwards.list': async () => this.forwardViews(),
       'forwards.open': ({ connectionId, forwards }) => this.openForwards(connectionId, forwards),
       'forwards.check': async ({ forwardId }) => {
@@ -247,6 +281,17 @@ export class AppCore {
       },
       ...this.files.handlers(),
     };
+  }
+
+  /** The job records are a convenience: a file that cannot be written is logged, never a failed request. */
+  private records<T>(f: (r: JobRecords) => T): T | undefined {
+    if (!this.jobRecords) return undefined;
+    try {
+      return f(this.jobRecords);
+    } catch (e) {
+      this.log(`desktop job records: ${toErrorValue(e).message}`);
+      return undefined;
+    }
   }
 
   private settingsView(s: AppSettings): SettingsView {
@@ -336,11 +381,16 @@ export class AppCore {
     return this.forwardViews().filter((v) => ids.includes(v.id));
   }
 
-  /** Tunnel-only mode from the tray: the saved display (else the first running desktop) and the saved forwards. */
-  private async openSaved(profileId: string): Promise<TunnelView> {
+  /**
+   * Tunnel-only mode from the tray: the saved display (else the first running desktop) and the saved
+   * forwards; for a cluster, the desktop of the user's running job (the one, or the one asked for).
+   */
+  private async openSaved(profileId: string, jobId?: string): Promise<SavedTunnelView> {
     const view = await this.open(profileId);
     const l = this.live.get(view.id)!;
     if (l.state !== 'ready') await l.conn?.whenReady(120_000);
+    if (l.profile.kind === 'cluster') return this.openJobTunnel(l, jobId);
+    if (jobId !== undefined) throw new GpuDeskError('NOT_A_CLUSTER', `"${l.profile.name}" is a server profile, not a cluster: it has no jobs`, 'open its tunnel without a job');
     let display = l.profile.display.number;
     if (display === undefined) {
       const sessions = await this.deps.remote.listSessions(l.conn!);
@@ -353,6 +403,40 @@ export class AppCore {
       if (l.profile.forwards.length) await this.openForwards(l.id);
       return t;
     });
+  }
+
+  /** The same tunnel-only mode as `gpu-desk tunnel <cluster> --job ID`, with a one-time password for the viewer. */
+  private async openJobTunnel(l: Live, jobId?: string): Promise<SavedTunnelView> {
+    const job = await runningDesktopJob(l.conn!, l.profile.name, jobId);
+    let tid = [...l.jobTunnels].find(([, jt]) => jt.jobId === job.jobId)?.[0];
+    if (!tid) {
+      const jt = await openJobTunnel(l.conn!, l.options!, job.jobId);
+      tid = jt.info.id;
+      l.jobTunnels.set(tid, { ...jt, jobId: job.jobId, release: () => {} });
+      l.forwardTunnels.set(tid, []);
+    }
+    const jt = l.jobTunnels.get(tid)!;
+    let otp: string;
+    try {
+      otp = await jt.link.oneTimePassword();
+    } catch (e) {
+      await this.closeJobTunnel(l, tid, jt);
+      throw e;
+    }
+    // Shown to the person for their viewer; kept out of logs and errors while the tunnel is open.
+    const release = registerSecret(otp);
+    const before = jt.release;
+    jt.release = () => { before(); release(); };
+    const views = await this.tunnelViews();
+    this.deps.emit('tunnels.changed', views);
+    return { ...views.find((v) => v.id === tid)!, oneTimePassword: otp };
+  }
+
+  private async closeJobTunnel(l: Live, tunnelId: string, jt: JobTunnel & { release: () => void }): Promise<void> {
+    l.jobTunnels.delete(tunnelId);
+    l.forwardTunnels.delete(tunnelId);
+    jt.release();
+    await jt.close();
   }
 
   private async saveProfile({ profile }: ParsedInput<'profiles.save'>): Promise<Profile> {
@@ -474,7 +558,7 @@ export class AppCore {
     }
     const id = `c${randomBytes(6).toString('hex')}`;
     const label = `${profile.user ? `${profile.user}@` : ''}${profile.host}${profile.port === 22 ? '' : `:${profile.port}`}`;
-    const l: Live = { id, profile, label, conn: null, options: null, state: 'connecting', error: null, tunnels: null, flavor: null, vncPasswords: new Map(), typed: [], forwardTunnels: new Map(), forwards: new Map(), sftp: null, accepted: new Set() };
+    const l: Live = { id, profile, label, conn: null, options: null, state: 'connecting', error: null, tunnels: null, flavor: null, vncPasswords: new Map(), typed: [], forwardTunnels: new Map(), jobTunnels: new Map(), forwards: new Map(), sftp: null, accepted: new Set() };
     this.live.set(id, l);
     this.deps.emit('connection.state', this.view(l));
     try {
@@ -636,6 +720,7 @@ export class AppCore {
     for (const v of [...this.viewers.values()]) if (v.connectionId === connectionId) this.closeViewer(v.id);
     await this.files.dropConnection(connectionId);
     await this.clusters.forget(connectionId);
+    for (const [tid, jt] of [...l.jobTunnels]) await this.closeJobTunnel(l, tid, jt);
     await l.tunnels?.closeAll();
     l.forwards.clear();
     await l.conn?.close();
@@ -759,7 +844,8 @@ export class AppCore {
     for (const l of this.live.values()) {
       if (!l.tunnels) continue;
       for (const [tid, fids] of l.forwardTunnels) {
-        const t = l.tunnels.get(tid);
+        const jt = l.jobTunnels.get(tid);
+        const t = (jt?.tunnels ?? l.tunnels).get(tid);
         if (!t) continue;
         const info = t.info;
         const st = t.stats();
@@ -780,6 +866,7 @@ export class AppCore {
           display: info.display ?? info.remotePort - 5900,
           remotePort: info.remotePort,
           ...(info.remoteSocket ? { remoteSocket: info.remoteSocket } : {}),
+          ...(jt ? { ...(jt.link.info.socket ? { remoteSocket: jt.link.info.socket } : {}), job: { jobId: jt.jobId, node: jt.link.info.node, route: jt.link.mode } } : {}),
           forwards,
           bytesIn: st.bytesIn,
           bytesOut: st.bytesOut,

@@ -31,6 +31,7 @@ export async function createAppCore(deps: Required & Partial<AppCoreDeps>): Prom
     remote: remoteOps(),
     version: packageVersion(),
     settingsFile: path.join(paths.dataDir, 'settings.json'),
+    jobRecordsFile: path.join(paths.dataDir, 'desktop-jobs.json'),
     secrets,
     keychainKeySource: (name) => keychainKeySource(keys, [name]),
     keys,

@@ -22,10 +22,11 @@ export class TunnelManager extends EventEmitter {
 
   /**
    * Display n → remote 127.0.0.1:5900+n, or the session's Unix socket when given; local port: asked
-   * for, else 5900+n when free, else any.
+   * for, else 5900+n when free, else any. A session that says its own port (a Slurm job's, whose
+   * TurboVNC on a shared node may be past :99) is taken at its word.
    */
-  async openDisplay(display: number, opts: { localPort?: number; remoteHost?: string; remoteSocket?: string } = {}): Promise<TunnelInfo> {
-    const remotePort = displayToPort(display);
+  async openDisplay(display: number, opts: { localPort?: number; remoteHost?: string; remoteSocket?: string; remotePort?: number } = {}): Promise<TunnelInfo> {
+    const remotePort = opts.remotePort ?? displayToPort(display);
     return this.add(new Tunnel(this.conn, {
       kind: 'display',
       display,

@@ -5,6 +5,7 @@
  * taken, running with its desktop viewed through the login node, found again by name, cancelled.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { createWebSocketStream } from 'ws';
@@ -12,7 +13,7 @@ import { startHarness, type Harness } from '../../../src/harness/server';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import { redactSecrets } from '../../../src/core/errors';
 import type { ProfileInput } from '../../../src/shared/contract';
-import type { ClusterJobView, ClusterViewerTicket } from '../../../src/shared/models';
+import type { ClusterJobView, ClusterViewerTicket, SavedTunnelView, TunnelView } from '../../../src/shared/models';
 import { cleanupAll, makeTempDir, startSlurm, type SlurmBed } from '../../bed';
 import { openIpc, type Client } from '../../helpers/ipcClient';
 import { rfbHandshake } from '../remote/rfb';
@@ -49,7 +50,7 @@ function clusterProfile(job: Partial<NonNullable<ProfileInput['job']>> = {}): Pr
   };
 }
 
-async function value<T>(p: Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>): Promise<T> {
+async function value<T>(p: Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string; fix?: string } }>): Promise<T> {
   const r = await p;
   if (!r.ok) throw new Error(`${r.error?.code}: ${r.error?.message}`);
   return r.value as T;
@@ -82,6 +83,9 @@ describe('the app\'s cluster flow (harness IPC, real Slurm)', () => {
     expect(blocker.code, blocker.stderr).toBe(0);
     const submitted = await value<ClusterJobView>(c.call('clusters.submit', { connectionId: conn.id }));
     const jobId = submitted.jobId;
+    // Recorded on this machine, so the next start offers it without asking the cluster.
+    const remembered = await value<{ profileId: string; jobId: string; submittedAt: number; timeLimitSec: number | null }[]>(c.call('clusters.remembered', {}));
+    expect(remembered.find((r) => r.jobId === jobId)).toMatchObject({ profileId: profile.id, timeLimitSec: 600 });
     const pending = await jobEvent(jobId, (j) => j.phase === 'pending' && j.reason === 'Resources');
     expect(pending).toMatchObject({ node: null, timeLimitSec: 600, desktopUp: false });
 
@@ -109,10 +113,58 @@ describe('the app\'s cluster flow (harness IPC, real Slurm)', () => {
     expect((await c.call('clusters.cancel', { connectionId: conn.id, jobId })).ok).toBe(true);
     const ended = await jobEvent(jobId, (j) => j.phase === 'ended');
     expect(ended).toMatchObject({ state: 'CANCELLED', endedWhy: 'cancelled', desktopUp: false });
+    expect((await value<{ jobId: string }[]>(c.call('clusters.remembered', {}))).map((r) => r.jobId)).not.toContain(jobId);
     expect(redactSecrets(`otp ${ticket.vncPassword}`)).toBe(`otp ${ticket.vncPassword}`);
     const deadline = Date.now() + 60_000;
     while (fs.existsSync(ticket.remoteSocket!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     expect(fs.existsSync(ticket.remoteSocket!)).toBe(false);
+    await value(c.call('connections.close', { connectionId: conn.id }));
+  }, 300_000);
+
+  it('tunnel-only mode on a cluster profile (the tray): none running → how to start one; one → its desktop; several → named', async () => {
+    const profile = await value<{ id: string }>(c.call('profiles.save', { profile: { ...clusterProfile(), name: 'hpc-tray' } }));
+    const none = await c.call('tunnels.openSaved', { profileId: profile.id });
+    expect(none.error, JSON.stringify(none)).toMatchObject({ code: 'NO_RUNNING_JOB', message: 'No desktop job is running on hpc-tray', fix: 'start one from the app or `gpu-desk jobs hpc-tray start`' });
+    const conn = (await value<{ id: string; profileId: string }[]>(c.call('connections.list', {}))).find((x) => x.profileId === profile.id)!;
+
+    const jobId = (await value<ClusterJobView>(c.call('clusters.submit', { connectionId: conn.id }))).jobId;
+    await jobEvent(jobId, (j) => j.phase === 'running' && j.desktopUp);
+    const t = await value<SavedTunnelView>(c.call('tunnels.openSaved', { profileId: profile.id }));
+    expect(t).toMatchObject({ connectionId: conn.id, localHost: '127.0.0.1', job: { jobId, node: slurm.nodeName, route: 'ssh' }, remoteSocket: `${slurm.login.home}/.gpu-desk/jobs/${slurm.clusterName}/${jobId}/vnc.sock` });
+    // Any VNC client on the loopback port reaches the job's desktop with the one-time password.
+    const s1 = net.connect(t.localPort, '127.0.0.1');
+    const rfb = await rfbHandshake(s1, t.oneTimePassword!, { init: true });
+    s1.destroy();
+    expect(rfb).toMatchObject({ ok: true, width: 800, height: 600 });
+    expect(redactSecrets(`otp ${t.oneTimePassword}`)).toBe('otp [redacted]');
+    expect((await value<TunnelView[]>(c.call('tunnels.list', {}))).find((x) => x.id === t.id)?.job?.jobId).toBe(jobId);
+
+    // A second desktop job running (no GPU asked, so the one node runs both): the choice is the user's.
+    const other = await shell.exec(`sbatch --parsable --job-name=gpu-desk --output=/dev/null --wrap 'sleep 600'`);
+    expect(other.code, other.stderr).toBe(0);
+    const otherId = other.stdout.trim();
+    const deadline = Date.now() + 120_000;
+    while ((await shell.exec(`squeue -h -j ${otherId} -o %T`)).stdout.trim() !== 'RUNNING') {
+      expect(Date.now(), `job ${otherId} never ran`).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const several = await c.call('tunnels.openSaved', { profileId: profile.id });
+    expect(several.error?.code, JSON.stringify(several)).toBe('SEVERAL_JOBS');
+    expect(several.error?.message).toMatch(new RegExp(`^2 desktop jobs are running on hpc-tray: .*${jobId} on ${slurm.nodeName} \\(.* left\\)`));
+    expect(several.error?.message).toContain(`${otherId} on ${slurm.nodeName}`);
+    expect(several.error?.fix).toMatch(/gpu-desk tunnel hpc-tray --job \d+/);
+    // Asked for by id: the tunnel already open, with a fresh one-time password.
+    const again = await value<SavedTunnelView>(c.call('tunnels.openSaved', { profileId: profile.id, jobId }));
+    expect(again.id).toBe(t.id);
+    expect(again.oneTimePassword).not.toBe(t.oneTimePassword);
+    const s2 = net.connect(t.localPort, '127.0.0.1');
+    expect((await rfbHandshake(s2, again.oneTimePassword!)).ok).toBe(true);
+    s2.destroy();
+
+    expect((await c.call('tunnels.close', { tunnelId: t.id })).ok).toBe(true);
+    expect((await value<TunnelView[]>(c.call('tunnels.list', {}))).some((x) => x.id === t.id)).toBe(false);
+    await shell.exec(`scancel ${otherId}`);
+    await value(c.call('clusters.cancel', { connectionId: conn.id, jobId }));
     await value(c.call('connections.close', { connectionId: conn.id }));
   }, 300_000);
 

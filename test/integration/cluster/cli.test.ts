@@ -129,6 +129,10 @@ describe('gpu-desk jobs / tunnel --job (real CLI, real Slurm, sshd and TurboVNC)
     expect(shown.stdout.split('\n')[0]).toContain('--partition=nope --time=20 --gres=gpu:1');
     expect(shown.stdout).toContain('\necho hello from the preamble\n');
     expect(shown.stdout).toContain(`geometry=1024x768`);
+    // Tunnel-only mode to a cluster without --job means its one running desktop job; with none, how to start one.
+    const none = await done(['tunnel', 'hpc']);
+    expect(none.code).toBe(1);
+    expect(none.stderr.trim()).toBe('error: No desktop job is running on hpc — start one from the app or `gpu-desk jobs hpc start`');
     // The profile's own partition reaches sbatch, which refuses it in its own words.
     const bad = await done(['jobs', 'hpc', 'start']);
     expect(bad.code).toBe(1);

@@ -1,4 +1,5 @@
-import { connectJobDesktop, type JobDesktopLink } from '../../cluster/connect';
+import type { JobDesktopLink } from '../../cluster/connect';
+import { openJobTunnel, runningDesktopJob } from '../../cluster/jobTunnel';
 import { describeStatus, formatTimeLeft, JobWatcher } from '../../cluster/lifecycle';
 import type { JobStatus } from '../../cluster/types';
 import { GpuDeskError, registerSecret } from '../../errors';
@@ -16,7 +17,7 @@ import { remoteOptRoot } from './probe';
 
 const help = [
   'Usage: gpu-desk tunnel <destination> --display N [options]',
-  '       gpu-desk tunnel <cluster> --job JOBID [options]',
+  '       gpu-desk tunnel <cluster> [--job JOBID] [options]',
   '',
   'Forward a local port on 127.0.0.1 to the VNC display :N of a server over SSH (the session\'s Unix',
   'socket when it has one, else port 5900+N on the server\'s loopback),',
@@ -28,7 +29,8 @@ const help = [
   '  --display N              VNC display number on the server (0-99)',
   '  --job JOBID              the desktop of a running gpu-desk Slurm job (see gpu-desk jobs): through the',
   '                           login node to the node by SSH and the session\'s Unix socket, or by the',
-  '                           login node\'s TCP forward, as the job was started; prints a one-time password',
+  '                           login node\'s TCP forward, as the job was started; prints a one-time password.',
+  '                           A cluster profile without --job: its one running desktop job',
   '  --local-port P           local port (default 5900+N when free, else any free port)',
   '  -L [127.0.0.1:]L:H:R     extra forward, e.g. -L 8888:localhost:8888 for Jupyter (repeatable)',
   '  --json                   one JSON object per line on stdout (listening, reconnecting, ready, closed)',
@@ -63,9 +65,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
   // A saved profile supplies its display and forwards when the command line does not.
   if (values.display === undefined && defaults.display !== undefined) values.display = String(defaults.display);
   if (!forwards.length && defaults.forwards?.length) forwards.push(...defaults.forwards);
+  // A cluster profile's desktop is a job's: without --job, the one that runs (found once connected).
+  const pickJob = values.job === undefined && values.display === undefined && !forwards.length && defaults.job !== undefined;
 
   let display: number | undefined;
-  if (values.job !== undefined) {
+  if (values.job !== undefined || pickJob) {
     if (values.display !== undefined || forwards.length) throw new UsageError('--job takes neither --display nor -L: the job says where its desktop is', 'tunnel');
   } else if (values.display !== undefined) {
     const d = String(values.display).replace(/^:/, '');
@@ -104,11 +108,12 @@ async function run(args: string[], io: CliIo): Promise<number> {
   let main: TunnelInfo | undefined;
   const extra: TunnelInfo[] = [];
   try {
-    if (values.job !== undefined) {
-      const jobId = String(values.job);
-      link = await connectJobDesktop(conn, opts, jobId);
-      tm = new TunnelManager(link.forwarding);
-      main = await tm.openDisplay(link.info.display, { localPort, remoteHost: link.target });
+    if (values.job !== undefined || pickJob) {
+      const jobId = pickJob ? (await runningDesktopJob(conn, destination)).jobId : String(values.job);
+      const jt = await openJobTunnel(conn, opts, jobId, { localPort });
+      link = jt.link;
+      tm = jt.tunnels;
+      main = jt.info;
       otp = await link.oneTimePassword();
       // Printed for the user on purpose; kept out of any error or log line while the tunnel holds it.
       releaseOtp = registerSecret(otp);

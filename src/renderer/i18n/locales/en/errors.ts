@@ -46,6 +46,8 @@ export default {
     SLURM_FAILED: 'Slurm refused the request.',
     JOB_NOT_FOUND: 'Slurm does not know that job.',
     JOB_ENDED: 'The Slurm job has ended.',
+    NO_RUNNING_JOB: 'No desktop job is running on that cluster.',
+    SEVERAL_JOBS: 'Several desktop jobs are running there: choose one.',
     NOT_A_CLUSTER: 'This profile is a server, not a Slurm cluster.',
     SFTP_FAILED: 'The file transfer (SFTP) failed.',
     FILE_EXISTS: 'That file already exists.',

@@ -45,6 +45,8 @@ const zhCN: Catalogue<typeof en> = {
     SLURM_FAILED: 'Slurm 拒绝了该请求。',
     JOB_NOT_FOUND: 'Slurm 找不到该作业。',
     JOB_ENDED: 'Slurm 作业已结束。',
+    NO_RUNNING_JOB: '该集群上没有正在运行的桌面作业。',
+    SEVERAL_JOBS: '该集群上有多个桌面作业正在运行，请选择一个。',
     NOT_A_CLUSTER: '此配置是服务器，不是 Slurm 集群。',
     SFTP_FAILED: '文件传输（SFTP）失败。',
     FILE_EXISTS: '该文件已存在。',
