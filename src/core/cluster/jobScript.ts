@@ -33,6 +33,17 @@ export interface BuiltJob {
   shown: string;
 }
 
+/**
+ * Extra sbatch options that would break how gpu-desk follows its job: refused with the reason, where
+ * sbatch would take them silently and the desktop would never be found.
+ */
+const OWN_SBATCH_OPTIONS: { match: RegExp; why: string; fix: string }[] = [
+  { match: /^(--clusters?(=|$)|-M)/, why: 'send the job to another cluster, where this login node\'s squeue and job files do not look', fix: 'make a cluster profile whose login node belongs to that cluster' },
+  { match: /^(--job-name(=|$)|-J)/, why: 'rename the job gpu-desk finds its desktops by (squeue --name)', fix: 'gpu-desk names it gpu-desk' },
+  { match: /^(--(output|error|chdir)(=|$)|-[oeD])/, why: 'move the job\'s output away from ~/.gpu-desk/jobs, where gpu-desk reads why a desktop did not start', fix: 'the job writes its output there itself' },
+  { match: /^(--(array|wrap|parsable)(=|$)|-a)/, why: 'change what is submitted: one desktop job from gpu-desk\'s script', fix: 'start more desktops with Start again' },
+];
+
 function checkGeometry(g: string): void {
   if (!/^\d{2,5}x\d{2,5}$/.test(g)) {
     throw new GpuDeskError('BAD_ARGUMENT', `"${g}" is not a screen size`, 'Give the geometry as WIDTHxHEIGHT, e.g. 1920x1080');
@@ -170,6 +181,8 @@ export function buildJob(s: JobSettings, cluster?: string): BuiltJob {
   opt('--constraint', s.constraint);
   for (const e of s.extraSbatch ?? []) {
     if (!e.startsWith('-')) throw new GpuDeskError('BAD_ARGUMENT', `"${e}" is not an sbatch option`, 'Give extra sbatch options as --name=value words');
+    const own = OWN_SBATCH_OPTIONS.find((o) => o.match.test(e));
+    if (own) throw new GpuDeskError('BAD_ARGUMENT', `The extra sbatch option "${e.slice(0, 60)}" would ${own.why}`, `Remove it from the extra sbatch options; ${own.fix}`);
     args.push(e);
   }
   const preamble = (s.preamble ?? []).filter((l) => l.trim() !== '');

@@ -85,6 +85,15 @@ describe('the desktop job script', () => {
     expect(() => buildJob({ geometry: '1920x1080; id' })).toThrow(/not a screen size/);
     expect(() => buildJob({ partition: 'gpu\nid' })).toThrow(/line break/);
     expect(() => buildJob({ extraSbatch: ['id'] })).toThrow(/not an sbatch option/);
+    // Options that would lose the job or its files: refused, each with why.
+    expect(() => buildJob({ extraSbatch: ['--clusters=other'] })).toThrow(/another cluster/);
+    expect(() => buildJob({ extraSbatch: ['-Mother'] })).toThrow(/another cluster/);
+    expect(() => buildJob({ extraSbatch: ['--job-name=x'] })).toThrow(/finds its desktops by/);
+    expect(() => buildJob({ extraSbatch: ['--output=/tmp/x'] })).toThrow(/output away/);
+    expect(() => buildJob({ extraSbatch: ['--chdir=/scratch'] })).toThrow(/output away/);
+    expect(() => buildJob({ extraSbatch: ['--array=1-4'] })).toThrow(/one desktop job/);
+    // Options that merely look alike pass.
+    expect(buildJob({ extraSbatch: ['--exclusive', '--mail-type=END', '--open-mode=append', '--export=ALL'] }).sbatchArgs).toEqual(expect.arrayContaining(['--exclusive', '--mail-type=END', '--export=ALL']));
   });
 });
 
