@@ -21,6 +21,8 @@ import {
   hardenWebContents, isAllowedOrigin, isSafeExternalUrl, isTrustedFrame, originOf, permissionDecision, type FrameInfo,
 } from './security';
 import { closeAction, loadSettings } from './settings';
+import { createMainText, type MainText } from './text';
+import { resolveLanguage } from '../shared/language';
 import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders } from './windowOptions';
 import { fitToDisplays, loadWindowState, saveWindowState } from './windowState';
 
@@ -37,6 +39,8 @@ let mainWindow: BrowserWindow | null = null;
 let tray: Tray | null = null;
 let core: AppCore | null = null;
 let settings: AppSettings;
+/** Main's words in the app's language: menus, tray, notifications and dialogs follow the settings like the window. */
+let text: MainText;
 let quitting = false;
 let shutdownDone = false;
 let toldAboutTray = false;
@@ -94,6 +98,8 @@ const shutdown = createShutdown(
 );
 
 async function start(): Promise<void> {
+  // Electron knows the system's locales only once it is ready.
+  text = mainText();
   const ses = session.defaultSession;
   ses.setPermissionRequestHandler((_wc, permission, callback, details) => {
     const ok = permissionDecision(permission, details.requestingUrl, allowedOrigins);
@@ -132,6 +138,7 @@ async function start(): Promise<void> {
     if (event === 'settings.changed') {
       const { language, keepRunningInTray } = payload as SettingsView;
       settings = { language, keepRunningInTray };
+      text = mainText();
       buildAppMenu();
       refreshTray();
     }
@@ -144,11 +151,10 @@ async function start(): Promise<void> {
     shell: 'electron',
     version: app.getVersion(),
     settingsFile: settingsFile(),
-    // The OS's own order of preference, not only Electron's UI locale (which falls back to en-US).
-    systemLocales: () => [...app.getPreferredSystemLanguages(), app.getLocale()],
+    systemLocales,
     openExternal: async (url) => openExternalSafely(url),
     chooseSaveFolder: async () => {
-      const opts: Electron.OpenDialogOptions = { title: 'Save to folder', buttonLabel: 'Save here', properties: ['openDirectory', 'createDirectory'] };
+      const opts: Electron.OpenDialogOptions = { title: text('dialog.saveToFolder'), buttonLabel: text('dialog.saveHere'), properties: ['openDirectory', 'createDirectory'] };
       const r = mainWindow && !mainWindow.isDestroyed() ? await dialog.showOpenDialog(mainWindow, opts) : await dialog.showOpenDialog(opts);
       return r.canceled || !r.filePaths[0] ? null : r.filePaths[0];
     },
@@ -180,10 +186,10 @@ async function start(): Promise<void> {
   createWindow();
 }
 
-const DIALOG_FILTERS: Record<FilePurpose, Electron.FileFilter[]> = {
-  profiles: [{ name: 'gpu-desk servers (JSON)', extensions: ['json'] }, { name: 'All files', extensions: ['*'] }],
-  key: [{ name: 'All files', extensions: ['*'] }],
-};
+function dialogFilters(purpose: FilePurpose): Electron.FileFilter[] {
+  const all = { name: text('dialog.allFiles'), extensions: ['*'] };
+  return purpose === 'profiles' ? [{ name: text('dialog.serversFilter'), extensions: ['json'] }, all] : [all];
+}
 
 /** Files are chosen here, never named by the window (see src/core/app/fileDialogs.ts). */
 function nativeDialogs(): FileDialogs {
@@ -191,18 +197,18 @@ function nativeDialogs(): FileDialogs {
   return {
     openFile: async ({ purpose }) => {
       const opts: Electron.OpenDialogOptions = {
-        title: purpose === 'key' ? 'Import a private key' : 'Import servers',
+        title: purpose === 'key' ? text('dialog.importKey') : text('dialog.importServers'),
         // Private keys live in ~/.ssh, a hidden folder the dialog would otherwise hide.
         ...(purpose === 'key' ? { defaultPath: path.join(app.getPath('home'), '.ssh') } : {}),
         properties: ['openFile', 'showHiddenFiles'],
-        filters: DIALOG_FILTERS[purpose],
+        filters: dialogFilters(purpose),
       };
       const w = parent();
       const r = w ? await dialog.showOpenDialog(w, opts) : await dialog.showOpenDialog(opts);
       return r.canceled || !r.filePaths[0] ? null : r.filePaths[0];
     },
     saveFile: async ({ purpose, defaultName }) => {
-      const opts: Electron.SaveDialogOptions = { title: 'Export servers', defaultPath: path.join(app.getPath('documents'), defaultName), filters: DIALOG_FILTERS[purpose] };
+      const opts: Electron.SaveDialogOptions = { title: text('dialog.exportServers'), defaultPath: path.join(app.getPath('documents'), defaultName), filters: dialogFilters(purpose) };
       const w = parent();
       const r = w ? await dialog.showSaveDialog(w, opts) : await dialog.showSaveDialog(opts);
       return r.canceled || !r.filePath ? null : r.filePath;
@@ -270,7 +276,7 @@ function createWindow(): void {
       win.hide();
       if (!toldAboutTray && Notification.isSupported()) {
         toldAboutTray = true;
-        new Notification({ title: 'gpu-desk is still running', body: `${tunnels.length} tunnel(s) stay open. Use the tray icon to reopen or quit.` }).show();
+        new Notification({ title: text('notify.stillRunning'), body: text('notify.stillRunningBody', { count: tunnels.length }) }).show();
       }
     }
   });
@@ -332,11 +338,11 @@ async function reloadSavedProfiles(): Promise<void> {
 
 function refreshTray(): void {
   if (!tray || tray.isDestroyed()) return;
-  tray.setToolTip(trayTooltip(tunnels));
+  tray.setToolTip(trayTooltip(tunnels, text));
   const handlers = core?.handlers();
   tray.setContextMenu(
     Menu.buildFromTemplate(
-      trayMenuTemplate(tunnels, { keepRunningInTray: settings.keepRunningInTray, labels: connectionLabels, profiles: savedProfiles, forwards }, {
+      trayMenuTemplate(tunnels, { keepRunningInTray: settings.keepRunningInTray, labels: connectionLabels, profiles: savedProfiles, forwards, text }, {
         showWindow,
         copy: (text) => clipboard.writeText(text),
         openExternal: openExternalSafely,
@@ -351,14 +357,15 @@ function refreshTray(): void {
             (t) => {
               // A job's desktop takes only one-time passwords: one goes to the clipboard, never into the notification's history.
               if (t.oneTimePassword) clipboard.writeText(t.oneTimePassword);
+              const address = `${t.localHost}:${t.localPort}`;
               const body = t.job
-                ? `Job ${t.job.jobId}'s desktop on ${t.job.node} is on ${t.localHost}:${t.localPort}; its one-time password is on the clipboard`
-                : `Display :${t.display} is on ${t.localHost}:${t.localPort}`;
-              if (Notification.isSupported()) new Notification({ title: 'Tunnel open', body }).show();
+                ? text('notify.jobTunnelOpenBody', { job: t.job.jobId, node: t.job.node, address })
+                : text('notify.tunnelOpenBody', { display: t.display, address });
+              if (Notification.isSupported()) new Notification({ title: text('notify.tunnelOpen'), body }).show();
             },
             (e: unknown) => {
               log.warn('open saved tunnel: %s', e instanceof Error ? e.message : String(e));
-              if (Notification.isSupported()) new Notification({ title: 'Could not open the tunnel', body: e instanceof Error ? e.message : String(e) }).show();
+              if (Notification.isSupported()) new Notification({ title: text('notify.openFailed'), body: e instanceof Error ? e.message : String(e) }).show();
             },
           );
         },
@@ -375,6 +382,15 @@ function setKeepRunning(on: boolean): void {
   void core?.handlers()['settings.set']({ keepRunningInTray: on }).catch((e: unknown) => log.warn('could not save settings: %s', e instanceof Error ? e.message : String(e)));
 }
 
+/** The OS's own order of preference, not only Electron's UI locale (which falls back to en-US). */
+function systemLocales(): string[] {
+  return [...app.getPreferredSystemLanguages(), app.getLocale()];
+}
+
+function mainText(): MainText {
+  return createMainText(resolveLanguage(settings.language, systemLocales()), (what) => log.warn('i18n: missing %s', what));
+}
+
 function settingsFile(): string {
   return path.join(app.getPath('userData'), 'settings.json');
 }
@@ -382,7 +398,7 @@ function settingsFile(): string {
 function buildAppMenu(): void {
   Menu.setApplicationMenu(
     Menu.buildFromTemplate(
-      appMenuTemplate({ platform: process.platform, dev: !app.isPackaged, keepRunningInTray: settings.keepRunningInTray, appName: app.name }, {
+      appMenuTemplate({ platform: process.platform, dev: !app.isPackaged, keepRunningInTray: settings.keepRunningInTray, appName: app.name, text }, {
         setKeepRunning,
         openLogFolder: () => void shell.openPath(app.getPath('logs')),
         openDataFolder: () => void shell.openPath(app.getPath('userData')),

@@ -1,5 +1,7 @@
 import type { MenuItemConstructorOptions } from 'electron';
 import type { ForwardView, Profile, TunnelView } from '../shared/models';
+import { englishText, type MainText } from './text';
+import type en from './text/en';
 
 /** Menu templates as data (tested without Electron); index.ts turns them into Menus. */
 
@@ -13,14 +15,20 @@ export interface AppMenuActions {
   showKeys(): void;
 }
 
+type Role = keyof typeof en.role;
+
 export function appMenuTemplate(
-  o: { platform: NodeJS.Platform; dev: boolean; keepRunningInTray: boolean; appName: string },
+  o: { platform: NodeJS.Platform; dev: boolean; keepRunningInTray: boolean; appName: string; text?: MainText },
   act: AppMenuActions,
 ): MenuItemConstructorOptions[] {
+  const t = o.text ?? englishText;
   const mac = o.platform === 'darwin';
+  // Labelled here: Electron names roles in English whatever the app's language.
+  const role = (r: Role, extra: MenuItemConstructorOptions = {}): MenuItemConstructorOptions => ({ role: r, label: t(`role.${r}`), ...extra });
+  const sep = { type: 'separator' } as const;
   const keepRunning: MenuItemConstructorOptions = {
     id: 'keep-running',
-    label: 'Keep Running in Tray While Tunnels Are Open',
+    label: t('menu.keepRunning'),
     type: 'checkbox',
     checked: o.keepRunningInTray,
     click: (item) => act.setKeepRunning(item.checked),
@@ -30,50 +38,50 @@ export function appMenuTemplate(
       ? [{
           label: o.appName,
           submenu: [
-            { role: 'about' }, { type: 'separator' }, keepRunning, { type: 'separator' }, { role: 'services' },
-            { type: 'separator' }, { role: 'hide' }, { role: 'hideOthers' }, { role: 'unhide' }, { type: 'separator' }, { role: 'quit' },
+            role('about'), sep, keepRunning, sep, role('services'),
+            sep, role('hide'), role('hideOthers'), role('unhide'), sep, role('quit'),
           ],
         } satisfies MenuItemConstructorOptions]
       : []),
     {
-      label: '&File',
+      label: t('menu.file'),
       submenu: [
-        { id: 'import-profiles', label: 'Import Servers…', click: () => act.importProfiles() },
-        { id: 'export-profiles', label: 'Export Servers…', click: () => act.exportProfiles() },
-        { id: 'show-keys', label: 'SSH Keys', accelerator: 'CmdOrCtrl+K', click: () => act.showKeys() },
-        { type: 'separator' },
-        ...(mac ? [] : [keepRunning, { type: 'separator' } as const]),
-        { label: 'Open Log Folder', click: () => act.openLogFolder() },
-        { label: 'Open Data Folder', click: () => act.openDataFolder() },
-        { type: 'separator' },
-        mac ? { role: 'close' } : { role: 'quit', accelerator: 'CmdOrCtrl+Q' },
+        { id: 'import-profiles', label: t('menu.importServers'), click: () => act.importProfiles() },
+        { id: 'export-profiles', label: t('menu.exportServers'), click: () => act.exportProfiles() },
+        { id: 'show-keys', label: t('menu.sshKeys'), accelerator: 'CmdOrCtrl+K', click: () => act.showKeys() },
+        sep,
+        ...(mac ? [] : [keepRunning, sep]),
+        { label: t('menu.openLogFolder'), click: () => act.openLogFolder() },
+        { label: t('menu.openDataFolder'), click: () => act.openDataFolder() },
+        sep,
+        mac ? role('close') : role('quit', { accelerator: 'CmdOrCtrl+Q' }),
       ],
     },
     {
-      label: '&Edit',
+      label: t('menu.edit'),
       submenu: [
-        { role: 'undo' }, { role: 'redo' }, { type: 'separator' },
-        { role: 'cut' }, { role: 'copy' }, { role: 'paste' },
-        ...(mac ? [{ role: 'pasteAndMatchStyle' } as const] : []),
-        { role: 'delete' }, { type: 'separator' }, { role: 'selectAll' },
+        role('undo'), role('redo'), sep,
+        role('cut'), role('copy'), role('paste'),
+        ...(mac ? [role('pasteAndMatchStyle')] : []),
+        role('delete'), sep, role('selectAll'),
       ],
     },
     {
-      label: '&View',
+      label: t('menu.view'),
       submenu: [
         // Reload would drop every viewer's state; it is a development tool here.
-        ...(o.dev ? [{ role: 'reload' } as const, { role: 'forceReload' } as const, { role: 'toggleDevTools' } as const, { type: 'separator' } as const] : []),
-        { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' },
-        { role: 'togglefullscreen' },
+        ...(o.dev ? [role('reload'), role('forceReload'), role('toggleDevTools'), sep] : []),
+        role('resetZoom'), role('zoomIn'), role('zoomOut'), sep,
+        role('togglefullscreen'),
       ],
     },
     {
-      label: '&Window',
+      label: t('menu.window'),
       submenu: mac
-        ? [{ role: 'minimize' }, { role: 'zoom' }, { type: 'separator' }, { role: 'front' }, { type: 'separator' }, { role: 'window' }]
-        : [{ role: 'minimize' }, { role: 'close', accelerator: 'CmdOrCtrl+W' }],
+        ? [role('minimize'), role('zoom'), sep, role('front'), sep, role('window')]
+        : [role('minimize'), role('close', { accelerator: 'CmdOrCtrl+W' })],
     },
-    { role: 'help', label: '&Help', submenu: [...(mac ? [] : [{ role: 'about' } as const, { type: 'separator' } as const]), { label: 'Open Log Folder', click: () => act.openLogFolder() }] },
+    { role: 'help', label: t('menu.help'), submenu: [...(mac ? [] : [role('about'), sep]), { label: t('menu.openLogFolder'), click: () => act.openLogFolder() }] },
   ];
 }
 
@@ -95,30 +103,31 @@ export function tunnelLabel(t: TunnelView, connectionLabel?: string): string {
   return `${connectionLabel ?? t.connectionId} :${t.display} → ${t.localHost}:${t.localPort}`;
 }
 
-export function trayTooltip(tunnels: TunnelView[]): string {
+export function trayTooltip(tunnels: TunnelView[], text: MainText = englishText): string {
   const n = tunnels.length;
-  return n === 0 ? 'gpu-desk' : `gpu-desk — ${n} tunnel${n === 1 ? '' : 's'} open`;
+  return n === 0 ? text('tray.idle') : text('tray.open', { count: n });
 }
 
 export function trayMenuTemplate(
   tunnels: TunnelView[],
-  o: { keepRunningInTray: boolean; labels?: Record<string, string>; profiles?: Profile[]; forwards?: ForwardView[] },
+  o: { keepRunningInTray: boolean; labels?: Record<string, string>; profiles?: Profile[]; forwards?: ForwardView[]; text?: MainText },
   act: TrayActions,
 ): MenuItemConstructorOptions[] {
-  const items: MenuItemConstructorOptions[] = [{ label: trayTooltip(tunnels), enabled: false }, { type: 'separator' }];
-  if (tunnels.length === 0) items.push({ label: 'No open tunnels', enabled: false });
-  for (const t of tunnels) {
-    const address = `${t.localHost}::${t.localPort}`;
+  const t = o.text ?? englishText;
+  const items: MenuItemConstructorOptions[] = [{ label: trayTooltip(tunnels, t), enabled: false }, { type: 'separator' }];
+  if (tunnels.length === 0) items.push({ label: t('tray.noTunnels'), enabled: false });
+  for (const tunnel of tunnels) {
+    const address = `${tunnel.localHost}::${tunnel.localPort}`;
     items.push({
-      id: `tunnel:${t.id}`,
-      label: tunnelLabel(t, o.labels?.[t.connectionId]),
+      id: `tunnel:${tunnel.id}`,
+      label: tunnelLabel(tunnel, o.labels?.[tunnel.connectionId]),
       submenu: [
-        { label: `Copy Viewer Address (${address})`, click: () => act.copy(address) },
-        { label: 'Copy TigerVNC Command', click: () => act.copy(t.commands.tigervnc) },
+        { label: t('tray.copyViewerAddress', { address }), click: () => act.copy(address) },
+        { label: t('tray.copyTigerCommand'), click: () => act.copy(tunnel.commands.tigervnc) },
         // Forwards the core recognised as web services carry a URL (Jupyter, TensorBoard…).
-        ...t.forwards.filter((f) => typeof f.url === 'string' && /^https?:/.test(f.url)).map((f) => ({ label: `Open ${f.url}`, click: () => act.openExternal(f.url as string) })),
+        ...tunnel.forwards.filter((f) => typeof f.url === 'string' && /^https?:/.test(f.url)).map((f) => ({ label: t('tray.openUrl', { url: f.url as string }), click: () => act.openExternal(f.url as string) })),
         { type: 'separator' },
-        { label: 'Close Tunnel', click: () => act.closeTunnel(t.id) },
+        { label: t('tray.closeTunnel'), click: () => act.closeTunnel(tunnel.id) },
       ],
     });
   }
@@ -131,10 +140,10 @@ export function trayMenuTemplate(
       label: `${o.labels?.[f.connectionId] ?? f.connectionId} ${f.remoteHost}:${f.remotePort} → ${address}`,
       submenu: [
         // Only http://127.0.0.1 URLs core made after the service answered HTTP through the forward.
-        ...(f.url && /^http:\/\/127\.0\.0\.1:\d+\/$/.test(f.url) ? [{ label: 'Open in Browser', click: () => act.openExternal(f.url as string) }] : []),
-        { label: `Copy Address (${address})`, click: () => act.copy(address) },
+        ...(f.url && /^http:\/\/127\.0\.0\.1:\d+\/$/.test(f.url) ? [{ label: t('tray.openInBrowser'), click: () => act.openExternal(f.url as string) }] : []),
+        { label: t('tray.copyAddress', { address }), click: () => act.copy(address) },
         { type: 'separator' as const },
-        { label: 'Close Forward', click: () => act.closeForward(f.id) },
+        { label: t('tray.closeForward'), click: () => act.closeForward(f.id) },
       ],
     });
   }
@@ -142,21 +151,24 @@ export function trayMenuTemplate(
   if (saved.length) {
     items.push({ type: 'separator' }, {
       id: 'open-saved',
-      label: 'Open Tunnel to',
-      submenu: saved.map((p) => ({
-        id: `open-saved:${p.id}`,
-        label: `${p.name}${p.display.number !== undefined ? ` :${p.display.number}` : ''}${p.forwards.length ? ` + ${p.forwards.length} forward${p.forwards.length === 1 ? '' : 's'}` : ''}`,
-        click: () => act.openSaved(p.id),
-      })),
+      label: t('tray.openTunnelTo'),
+      submenu: saved.map((p) => {
+        const server = `${p.name}${p.display.number !== undefined ? ` :${p.display.number}` : ''}`;
+        return {
+          id: `open-saved:${p.id}`,
+          label: p.forwards.length ? t('tray.savedWithForwards', { server, count: p.forwards.length }) : server,
+          click: () => act.openSaved(p.id),
+        };
+      }),
     });
   }
   items.push(
     { type: 'separator' },
-    { label: 'Show gpu-desk', click: () => act.showWindow() },
-    { label: 'Keep Running in Tray While Tunnels Are Open', type: 'checkbox', checked: o.keepRunningInTray, click: (item) => act.setKeepRunning(item.checked) },
+    { label: t('tray.show'), click: () => act.showWindow() },
+    { label: t('menu.keepRunning'), type: 'checkbox', checked: o.keepRunningInTray, click: (item) => act.setKeepRunning(item.checked) },
     { type: 'separator' },
-    { label: 'Close All Tunnels', enabled: tunnels.length > 0, click: () => act.closeAllTunnels() },
-    { label: 'Quit gpu-desk', click: () => act.quit() },
+    { label: t('tray.closeAll'), enabled: tunnels.length > 0, click: () => act.closeAllTunnels() },
+    { label: t('tray.quit'), click: () => act.quit() },
   );
   return items;
 }

@@ -230,11 +230,22 @@ export interface GpuSample {
 }
 
 /** One set-up plan step (src/core/remote/types.ts PlanStep is this shape). */
+/** A catalogue key and the values it names: how the app says core's English text in its own language. */
+export interface TextKey {
+  key: string;
+  params: Record<string, string>;
+}
+
 export interface SetupStepView {
   id: string;
   title: string;
   /** Why this step matters, in plain language. */
   why: string;
+  /**
+   * The same title and why as keys of the app's `plan` namespace (`steps.<key>.title`/`.why`), and how
+   * a download is checked (`verify.<key>` then `unverified.<allowed|stops>`); `title`/`why` stay English for the CLI.
+   */
+  text?: TextKey & { verify?: { source: TextKey; allowUnverified: boolean } };
   /** POSIX sh script; exit 0 means the step is already done and `apply` is skipped. */
   check: string;
   /** POSIX sh script that makes `check` pass. */
@@ -249,6 +260,8 @@ export interface SetupPlanView {
   backend: RenderBackend;
   steps: SetupStepView[];
   notes: string[];
+  /** `notes` as keys of the app's `plan` namespace (`notes.<key>`), one for each, in the same order. */
+  noteTexts?: TextKey[];
 }
 
 export type SetupStepStatus = 'pending' | 'checking' | 'running' | 'done' | 'skipped' | 'failed';

@@ -15,6 +15,8 @@ export const LATIN_TERMS = new Set(
     'ed25519', 'authorized_keys', 'sshd', 'PubkeyAuthentication', 'AuthorizedKeysFile', 'StrictModes',
     // Slurm's own words for its settings and commands, as a cluster's documentation writes them.
     'QoS', 'gres', 'sbatch', 'sinfo', 'sacctmgr', 'squeue', 'scancel',
+    // The set-up plan's libraries, tools, group and digest: what the commands below them name.
+    'GL', 'GLU', 'GLUT', 'GLEW', 'glxinfo', 'nvidia-xconfig', 'vglusers', 'SHA-256', 'PCI', 'ID', 'JSON',
   ].map((w) => w.toLowerCase()),
 );
 

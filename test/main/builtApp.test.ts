@@ -311,6 +311,25 @@ describe('the built main bundle, started against an Electron API shim (real core
     expect(shim.trays[0].tooltip).toBe('gpu-desk');
   });
 
+  it('the app menu and the tray follow the language setting', async () => {
+    const wc = shim.windows[0].webContents;
+    const ours = { sender: wc, senderFrame: { url: APP_ENTRY_URL, parent: null } };
+    type Item = { label?: string; submenu?: Item[] };
+    const labels = (items: Item[]): string[] => items.flatMap((i) => [i.label ?? '', ...labels(i.submenu ?? [])]);
+    const appMenu = () => labels((shim.calls.filter((c) => c.name === 'setApplicationMenu').at(-1)!.args[0] as { template: Item[] }).template);
+    const trayMenu = () => labels((shim.trays[0].menu as { template: Item[] }).template);
+    expect(appMenu()).toContain('&File');
+    try {
+      expect(await invoke(ours, 'settings.set', { language: 'zh-CN' })).toMatchObject({ ok: true });
+      expect(appMenu()).toEqual(expect.arrayContaining(['文件(&F)', '导入服务器…', '撤销']));
+      expect(trayMenu()).toEqual(expect.arrayContaining(['没有打开的隧道', '退出 gpu-desk']));
+    } finally {
+      expect(await invoke(ours, 'settings.set', { language: 'system' })).toMatchObject({ ok: true });
+    }
+    expect(appMenu()).toContain('&File');
+    expect(trayMenu()).toContain('Quit gpu-desk');
+  });
+
   it('a second launch brings the hidden window back', () => {
     const w = shim.windows[0];
     w.hide();

@@ -64,6 +64,8 @@ export function createElectronShim(paths: { userData: string; logs: string; appP
     getPath: (n: string) => (n === 'logs' ? paths.logs : paths.userData),
     getAppPath: () => paths.appPath,
     getVersion: () => '0.1.0-shim',
+    getPreferredSystemLanguages: (): string[] => ['en-US'],
+    getLocale: () => 'en-US',
     requestSingleInstanceLock: (): boolean => true,
     setAppUserModelId: () => {},
     enableSandbox: () => rec('enableSandbox', app.ready),

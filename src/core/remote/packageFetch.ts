@@ -1,5 +1,6 @@
 import { GpuDeskError } from '../errors';
 import { shellQuote } from './shellQuote';
+import type { TextKey } from '../../shared/models';
 
 /**
  * Downloading VirtualGL/TurboVNC packages on the server, each one checked before it is installed.
@@ -50,6 +51,12 @@ export function checkMirrorUrl(url: string): string {
     throw new GpuDeskError('BAD_ARGUMENT', 'The package mirror URL carries a user name or password', 'Use a mirror that needs no credentials in the URL; they would be shown in the plan and in process lists');
   }
   return u;
+}
+
+/** Where a download's expected digest comes from, as a key of the app's `plan:verify` catalogue. */
+export function verificationSource(pkg: UpstreamPackage, mirror: string | undefined): TextKey {
+  if (mirror) return { key: 'mirror', params: { asset: pkg.asset, mirror } };
+  return { key: PINNED[pkg.asset] ? 'pinned' : 'github', params: { asset: pkg.asset } };
 }
 
 /** What the reviewed plan says about how a download is checked. */

@@ -1,9 +1,10 @@
 import { GpuDeskError } from '../errors';
 import { driverMajor, toXorgBusId } from './parsers';
-import { checkMirrorUrl, FETCH_FAILED, fetchVerifiedScript, verificationText, type UpstreamPackage } from './packageFetch';
+import { checkMirrorUrl, FETCH_FAILED, fetchVerifiedScript, verificationSource, verificationText, type UpstreamPackage } from './packageFetch';
 import { ensureLinesScript, linesPresentCheck } from './remoteFile';
 import { shellCommand, shellQuote } from './shellQuote';
 import type { DistroKey, PlanStep, RenderBackend, ServerReport, SetupPlan } from './types';
+import type { TextKey } from '../../shared/models';
 
 /**
  * The reference procedure (docs/README.md §2–3) as a list of reviewable steps. Pure: a report in, a
@@ -27,6 +28,18 @@ export interface PlanOptions {
   /** The reviewer accepts installing a package that has nothing to be checked against. */
   allowUnverified?: boolean;
 }
+
+/**
+ * The keys a plan's steps and notes carry for the app's `plan` namespace (the CLI prints the English
+ * `title`/`why`/`notes`); a test holds both catalogues to these lists.
+ */
+export const PLAN_STEP_KEYS = ['glLibraries', 'windowManagerXfce', 'windowManagerOpenbox', 'virtualgl', 'virtualglEgl', 'glxOldDriver', 'glxNoCard', 'vncServer', 'vncLocalhost'] as const;
+export const PLAN_NOTE_KEYS = ['noGpu', 'noBusId', 'joinVglusers'] as const;
+export const PLAN_VERIFY_KEYS = ['mirror', 'pinned', 'github'] as const;
+type StepKey = (typeof PLAN_STEP_KEYS)[number];
+type NoteKey = (typeof PLAN_NOTE_KEYS)[number];
+const stepText = (key: StepKey, params: Record<string, string> = {}, verify?: { source: TextKey; allowUnverified: boolean }): NonNullable<PlanStep['text']> =>
+  ({ key, params, ...(verify ? { verify } : {}) });
 
 export const DEFAULT_VIRTUALGL_VERSION = '3.1.4';
 export const DEFAULT_TURBOVNC_VERSION = '3.3';
@@ -137,6 +150,11 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
   const allowUnverified = opts.allowUnverified ?? false;
   const steps: PlanStep[] = [];
   const notes: string[] = [];
+  const noteTexts: TextKey[] = [];
+  const note = (key: NoteKey, text: string, params: Record<string, string> = {}) => {
+    notes.push(text);
+    noteTexts.push({ key, params });
+  };
   const prep = (s: string) => (r.prepare ? `${r.prepare}\n${s}` : s);
 
   steps.push({
@@ -146,6 +164,7 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
     check: installedCheck(r, r.glPackages),
     apply: prep(installCmd(r, r.glPackages)),
     needsRoot: true,
+    text: stepText('glLibraries'),
   });
 
   const wmKind = opts.windowManager ?? 'xfce';
@@ -158,6 +177,7 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
       check: `command -v ${wmCommand} >/dev/null 2>&1`,
       apply: prep(installCmd(r, r.wm[wmKind])),
       needsRoot: true,
+      text: stepText(wmKind === 'xfce' ? 'windowManagerXfce' : 'windowManagerOpenbox'),
     });
   }
 
@@ -178,13 +198,14 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
       check: `[ -x ${shellQuote(`${vgl}/vglrun`)} ] && [ -x ${shellQuote(`${vgl}/eglinfo`)} ]`,
       apply: install,
       needsRoot: true,
+      text: stepText('virtualgl', { version: vv }, { source: verificationSource(pkg, mirror), allowUnverified }),
     });
     const inGroup = `id -nG ${shellQuote(user)} | tr ' ' '\\n' | grep -qx vglusers`;
     if (backend === 'none') {
       // VirtualGL is still worth having: its EGL back end renders on Mesa's software device (on the
       // server's CPU, next to the desktop, instead of shipping GL to the laptop), and a GPU driver
       // installed later is picked up by the same install.
-      notes.push('No GPU with a working driver was found: VirtualGL is installed and renders with Mesa\'s software EGL device (on the CPU) until a GPU driver is installed. Install the driver, reboot, then probe again to configure the GPU.');
+      note('noGpu', 'No GPU with a working driver was found: VirtualGL is installed and renders with Mesa\'s software EGL device (on the CPU) until a GPU driver is installed. Install the driver, reboot, then probe again to configure the GPU.');
     } else if (backend === 'egl') {
       steps.push({
         id: 'virtualgl-egl',
@@ -193,6 +214,7 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
         check: `${inGroup} && for c in /dev/dri/card*; do [ "$(stat -c %G "$c" 2>/dev/null)" = vglusers ] && exit 0; done; exit 1`,
         apply: `${shellCommand([`${vgl}/vglserver_config`, '-config', '+egl'])}\n${shellCommand(['usermod', '-aG', 'vglusers', user])}`,
         needsRoot: true,
+        text: stepText('virtualglEgl', { driver: report.nvidia.driverVersion ?? '', user }),
       });
     } else {
       const gpu = report.gpus[0];
@@ -201,12 +223,13 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
       if (!/^\d{3,5}x\d{3,5}$/.test(screen)) {
         throw new GpuDeskError('BAD_ARGUMENT', `"${screen}" is not a screen size`, 'Give the virtual screen as WIDTHxHEIGHT, e.g. 1920x1080');
       }
+      const hasCard = report.dri.some((d) => d.kind === 'card');
       const xconfig = ['nvidia-xconfig', '-a', '--allow-empty-initial-configuration', '--use-display-device=None', `--virtual=${screen}`];
       if (busId) xconfig.push('--busid', busId);
       steps.push({
         id: 'glx-xserver',
         title: 'Configure a headless 3D X server on the GPU (GLX back end)',
-        why: `The EGL back end is not available here (${report.dri.some((d) => d.kind === 'card') ? `driver ${report.nvidia.driverVersion} is older than 450` : 'no /dev/dri/card device'}), so VirtualGL needs an X server on :0 that runs on the GPU with no monitor attached. The display manager is restarted once.`,
+        why: `The EGL back end is not available here (${hasCard ? `driver ${report.nvidia.driverVersion} is older than 450` : 'no /dev/dri/card device'}), so VirtualGL needs an X server on :0 that runs on the GPU with no monitor attached. The display manager is restarted once.`,
         check: `[ -e /etc/opt/VirtualGL/vgl_xauth_key ] && grep -qs 'UseDisplayDevice.*None' /etc/X11/xorg.conf && ${inGroup}`,
         apply: [
           `systemctl cat display-manager.service >/dev/null 2>&1 || { ${prep(installCmd(r, r.displayManager)).split('\n').join('; ')}; }`,
@@ -217,13 +240,14 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
           'systemctl start display-manager.service',
         ].join('\n'),
         needsRoot: true,
+        text: stepText(hasCard ? 'glxOldDriver' : 'glxNoCard', { driver: report.nvidia.driverVersion ?? '' }),
       });
-      if (!busId) notes.push('nvidia-smi did not report a PCI bus ID, so nvidia-xconfig will pick the GPU itself.');
+      if (!busId) note('noBusId', 'nvidia-smi did not report a PCI bus ID, so nvidia-xconfig will pick the GPU itself.');
     }
   }
 
   if (backend !== 'none' && !report.groups.includes('vglusers')) {
-    notes.push(`${user} joins the vglusers group: log in again afterwards (gpu-desk reconnects) so new desktops can use the GPU.`);
+    note('joinVglusers', `${user} joins the vglusers group: log in again afterwards (gpu-desk reconnects) so new desktops can use the GPU.`, { user });
   }
 
   const tv = opts.turbovncVersion ?? DEFAULT_TURBOVNC_VERSION;
@@ -245,6 +269,7 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
       `if [ $rc = 0 ]; then\n${installLocal(r, '"$f"')}\nelif [ $rc = ${FETCH_FAILED} ]; then\n  echo "TurboVNC's package could not be fetched; installing the distribution's TigerVNC instead"\n${tigerFallback}\nelse\n  exit $rc\nfi`,
     ].join('\n'),
     needsRoot: true,
+    text: stepText('vncServer', { version: tv }, { source: verificationSource(tPkg, mirror), allowUnverified }),
   });
 
   const tc = r.tigerConfig;
@@ -259,9 +284,10 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
     check: `{ ! ${hasTurbo} || ${linesPresentCheck(TURBOVNC_SECURITY_CONF, TURBOVNC_SECURITY_LINES)}; } && { ! ${hasTiger} || ${linesPresentCheck(tc.path, [tc.line])}; }`,
     apply: `if ${hasTurbo}; then\n${turboConf}\nfi\nif ${hasTiger}; then\n${tigerConf}\nfi`,
     needsRoot: true,
+    text: stepText('vncLocalhost'),
   });
 
-  return { distro, backend, steps, notes };
+  return { distro, backend, steps, notes, noteTexts };
 }
 
 /** The plan as text a person can review: every command and why, before anything runs. */

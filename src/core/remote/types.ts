@@ -3,7 +3,7 @@
  * (no classes, no functions, no Dates) so the IPC contract can carry them unchanged.
  */
 
-import type { Finding as FindingView, RenderBackend, SetupStepResultView, SetupStepView } from '../../shared/models';
+import type { Finding as FindingView, RenderBackend, SetupStepResultView, SetupStepView, TextKey } from '../../shared/models';
 
 export type DistroKey = 'ubuntu-20.04' | 'ubuntu-22.04' | 'ubuntu-24.04' | 'debian-12' | 'rhel-8' | 'rhel-9';
 export type PackageFamily = 'deb' | 'rpm' | 'unknown';
@@ -194,6 +194,7 @@ export interface SetupPlan {
   steps: PlanStep[];
   /** Things the plan deliberately leaves out, and why. */
   notes: string[];
+  noteTexts?: TextKey[];
 }
 
 export type StepStatus = 'done' | 'pending';

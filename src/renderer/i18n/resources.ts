@@ -29,6 +29,8 @@ import enKeys from './locales/en/keys';
 import zhCNKeys from './locales/zh-CN/keys';
 import enCluster from './locales/en/cluster';
 import zhCNCluster from './locales/zh-CN/cluster';
+import enPlan from './locales/en/plan';
+import zhCNPlan from './locales/zh-CN/plan';
 
 export const en = {
   common: enCommon,
@@ -43,6 +45,7 @@ export const en = {
   prompts: enPrompts,
   keys: enKeys,
   cluster: enCluster,
+  plan: enPlan,
 } as const;
 
 export const zhCN: { [NS in keyof typeof en]: Catalogue<(typeof en)[NS]> } = {
@@ -58,6 +61,7 @@ export const zhCN: { [NS in keyof typeof en]: Catalogue<(typeof en)[NS]> } = {
   prompts: zhCNPrompts,
   keys: zhCNKeys,
   cluster: zhCNCluster,
+  plan: zhCNPlan,
 };
 
 export type Namespace = keyof typeof en;

@@ -3,6 +3,7 @@ import type { SetupPlanView, SetupProgress, SetupResultView, SetupStepStatus } f
 import { useApi, useEvent } from '../app/api';
 import { Trans, useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
+import { usePlanText } from '../i18n/planText';
 
 type Phase = 'idle' | 'review' | 'sudo' | 'running' | 'result';
 
@@ -11,6 +12,7 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
   const api = useApi();
   const { t } = useTranslation(['setup', 'common']);
   const errorLine = useErrorLine();
+  const planText = usePlanText();
   const [phase, setPhase] = useState<Phase>('idle');
   const [plan, setPlan] = useState<SetupPlanView | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -40,6 +42,10 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
     } catch (e) {
       setError(errorLine(e));
     }
+  };
+  const stepTitle = (id: string) => {
+    const s = plan?.steps.find((x) => x.id === id);
+    return s ? planText.step(s).title : id;
   };
   const needsRoot = plan?.steps.some((s) => s.needsRoot) ?? false;
   const run = async (password: string | null) => {
@@ -92,10 +98,10 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
         <div>
           <p><Trans t={t} i18nKey="summary" count={plan.steps.length} values={{ distro: plan.distro, backend: plan.backend.toUpperCase() }} components={{ strong: <strong /> }} /></p>
           <ol className="plan">
-            {plan.steps.map((s) => (
-              <li key={s.id}>
-                <h3>{s.title}{s.needsRoot && <span className="badge">{t('root')}</span>}</h3>
-                <p>{s.why}</p>
+            {plan.steps.map((s) => ({ s, text: planText.step(s) })).map(({ s, text }) => (
+              <li key={s.id} data-testid={`plan-step-${s.id}`}>
+                <h3>{text.title}{s.needsRoot && <span className="badge">{t('root')}</span>}</h3>
+                <p>{text.why}</p>
                 <details><summary>{t('commands')}</summary>
                   <p className="muted small">{t('check')}</p><pre className="mono">{s.check}</pre>
                   <p className="muted small">{t('apply')}</p><pre className="mono">{s.apply}</pre>
@@ -103,7 +109,7 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
               </li>
             ))}
           </ol>
-          {plan.notes.map((n) => <p key={n} className="muted">{n}</p>)}
+          {planText.notes(plan).map((n) => <p key={n} className="muted">{n}</p>)}
           <label className="check"><input type="checkbox" data-testid="setup-consent" checked={consent} onChange={(e) => setConsent(e.target.checked)} /> {t('consent')}</label>
           <div className="dialog-actions">
             <button onClick={() => setPhase('idle')}>{t('common:actions.back')}</button>
@@ -127,17 +133,18 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
           <ol className="plan progress-list">
             {plan.steps.map((s) => {
               const st = (status[s.id] as SetupStepStatus | undefined) ?? result?.steps.find((x) => x.id === s.id)?.status ?? 'pending';
+              const title = planText.step(s).title;
               return (
                 <li key={s.id} className={`st-${st}`} data-testid={`step-${s.id}`}>
-                  <h3><span className="step-status">{t(`status.${st === 'not-run' ? 'notRun' : st}`)}</span> {s.title}</h3>
-                  {(logs[s.id] || result?.steps.find((x) => x.id === s.id)?.output) && <pre className="mono log" aria-label={t('outputOf', { step: s.title })}>{logs[s.id] || result?.steps.find((x) => x.id === s.id)?.output}</pre>}
+                  <h3><span className="step-status">{t(`status.${st === 'not-run' ? 'notRun' : st}`)}</span> {title}</h3>
+                  {(logs[s.id] || result?.steps.find((x) => x.id === s.id)?.output) && <pre className="mono log" aria-label={t('outputOf', { step: title })}>{logs[s.id] || result?.steps.find((x) => x.id === s.id)?.output}</pre>}
                 </li>
               );
             })}
           </ol>
           {result && (result.ok
             ? <p className="banner ok" role="status" data-testid="setup-result" data-ok="true">{t('done', { applied: result.steps.filter((s) => s.status === 'applied').length, skipped: result.steps.filter((s) => s.status === 'skipped').length })}</p>
-            : <p className="banner error" role="alert" data-testid="setup-result" data-ok="false">{result.error?.stepId ? t('stoppedAt', { step: result.error.stepId, error: errorLine(result.error) }) : t('stopped', { error: errorLine(result.error) })}</p>)}
+            : <p className="banner error" role="alert" data-testid="setup-result" data-ok="false">{result.error?.stepId ? t('stoppedAt', { step: stepTitle(result.error.stepId), error: errorLine(result.error) }) : t('stopped', { error: errorLine(result.error) })}</p>)}
           {phase === 'result' && <button onClick={() => { setPhase('idle'); setResult(null); setConsent(false); }}>{t('common:actions.close')}</button>}
         </div>
       )}

@@ -1,0 +1,58 @@
+/**
+ * The set-up plan's steps and notes, by the keys core sends with each (core's PLAN_*_KEYS). Core keeps
+ * the same text in English for the CLI; a test holds both to the same keys.
+ */
+export default {
+  steps: {
+    glLibraries: {
+      title: 'Install the OpenGL libraries',
+      why: '3D programs and their build tools need the GL, GLU, GLUT and GLEW libraries; glxinfo comes with them for checking the renderer.',
+    },
+    windowManagerXfce: {
+      title: 'Install a light desktop (Xfce)',
+      why: 'Without a window manager the VNC desktop has no title bars, no moving or resizing of windows, and no menu to start programs.',
+    },
+    windowManagerOpenbox: {
+      title: 'Install a minimal window manager (Openbox)',
+      why: 'Without a window manager the VNC desktop has no title bars, no moving or resizing of windows, and no menu to start programs.',
+    },
+    virtualgl: {
+      title: 'Install VirtualGL {{version}}',
+      why: 'VirtualGL runs each program’s OpenGL on the server GPU and hands finished frames to the VNC desktop, instead of shipping GL commands to your laptop to render on its CPU.',
+    },
+    virtualglEgl: {
+      title: 'Configure VirtualGL for the EGL back end (no 3D X server)',
+      why: 'The NVIDIA driver {{driver}} exposes its GPU as an EGL device, so VirtualGL can render with no X server on :0, no nvidia-xconfig and no display-manager restart. This opens the GPU device to the vglusers group and adds {{user}} to it.',
+    },
+    glxOldDriver: {
+      title: 'Configure a headless 3D X server on the GPU (GLX back end)',
+      why: 'The EGL back end is not available here (driver {{driver}} is older than 450), so VirtualGL needs an X server on :0 that runs on the GPU with no monitor attached. The display manager is restarted once.',
+    },
+    glxNoCard: {
+      title: 'Configure a headless 3D X server on the GPU (GLX back end)',
+      why: 'The EGL back end is not available here (no /dev/dri/card device), so VirtualGL needs an X server on :0 that runs on the GPU with no monitor attached. The display manager is restarted once.',
+    },
+    vncServer: {
+      title: 'Install TurboVNC {{version}} (or the distribution’s TigerVNC if it cannot be fetched)',
+      why: 'The VNC server is the virtual desktop you see. TurboVNC is tuned for 3D frames and supports one-time passwords; TigerVNC is the fallback from the distribution when TurboVNC cannot be downloaded (not when its download fails the check).',
+    },
+    vncLocalhost: {
+      title: 'Keep VNC sessions on localhost',
+      why: 'A VNC port open to the network invites password guessing. These settings make every session, even one started by hand, accept only connections from the server itself — gpu-desk reaches it through SSH. TurboVNC also refuses unauthenticated and Unix-password logins.',
+    },
+  },
+  verify: {
+    mirror: 'The download is checked against the SHA-256 listed for {{asset}} in {{mirror}}/SHA256SUMS before anything is installed; a mismatch stops the step and deletes the file.',
+    pinned: 'The download is checked against the SHA-256 gpu-desk pins for {{asset}} before anything is installed; a mismatch stops the step and deletes the file.',
+    github: 'The download is checked against the SHA-256 digest GitHub’s release API reports for {{asset}} before anything is installed; a mismatch stops the step and deletes the file.',
+  },
+  unverified: {
+    allowed: 'Where there is nothing to check against, it is installed UNVERIFIED (you allowed that for this plan).',
+    stops: 'Where there is nothing to check against, the step stops.',
+  },
+  notes: {
+    noGpu: 'No GPU with a working driver was found: VirtualGL is installed and renders with Mesa’s software EGL device (on the CPU) until a GPU driver is installed. Install the driver, reboot, then probe again to configure the GPU.',
+    noBusId: 'nvidia-smi did not report a PCI bus ID, so nvidia-xconfig will pick the GPU itself.',
+    joinVglusers: '{{user}} joins the vglusers group: log in again afterwards (gpu-desk reconnects) so new desktops can use the GPU.',
+  },
+} as const;

@@ -1,0 +1,59 @@
+import type en from '../en/plan';
+import type { Catalogue } from '../../catalogue';
+
+const zhCN: Catalogue<typeof en> = {
+  steps: {
+    glLibraries: {
+      title: '安装 OpenGL 库',
+      why: '3D 程序及其构建工具需要 GL、GLU、GLUT 和 GLEW 库；随之安装的 glxinfo 可用来检查渲染器。',
+    },
+    windowManagerXfce: {
+      title: '安装轻量桌面（Xfce）',
+      why: '没有窗口管理器，VNC 桌面上的窗口就没有标题栏，无法移动或调整大小，也没有启动程序的菜单。',
+    },
+    windowManagerOpenbox: {
+      title: '安装极简窗口管理器（Openbox）',
+      why: '没有窗口管理器，VNC 桌面上的窗口就没有标题栏，无法移动或调整大小，也没有启动程序的菜单。',
+    },
+    virtualgl: {
+      title: '安装 VirtualGL {{version}}',
+      why: 'VirtualGL 让每个程序的 OpenGL 在服务器 GPU 上运行，并把渲染好的画面交给 VNC 桌面，而不是把 GL 命令发到你的笔记本上用 CPU 渲染。',
+    },
+    virtualglEgl: {
+      title: '将 VirtualGL 配置为 EGL 后端（无需 3D X 服务器）',
+      why: 'NVIDIA 驱动 {{driver}} 把 GPU 作为 EGL 设备提供，因此 VirtualGL 无需 :0 上的 X 服务器、无需 nvidia-xconfig，也无需重启显示管理器即可渲染。此步骤会向 vglusers 组开放 GPU 设备，并把 {{user}} 加入该组。',
+    },
+    glxOldDriver: {
+      title: '在 GPU 上配置无显示器的 3D X 服务器（GLX 后端）',
+      why: '这里无法使用 EGL 后端（驱动 {{driver}} 低于 450 版），所以 VirtualGL 需要一个在 GPU 上运行、不接显示器的 :0 X 服务器。显示管理器会重启一次。',
+    },
+    glxNoCard: {
+      title: '在 GPU 上配置无显示器的 3D X 服务器（GLX 后端）',
+      why: '这里无法使用 EGL 后端（没有 /dev/dri/card 设备），所以 VirtualGL 需要一个在 GPU 上运行、不接显示器的 :0 X 服务器。显示管理器会重启一次。',
+    },
+    vncServer: {
+      title: '安装 TurboVNC {{version}}（无法下载时改装发行版自带的 TigerVNC）',
+      why: 'VNC 服务器就是你看到的虚拟桌面。TurboVNC 针对 3D 画面做了优化，并支持一次性密码；只有在无法下载 TurboVNC 时（而不是下载未通过校验时）才改用发行版自带的 TigerVNC。',
+    },
+    vncLocalhost: {
+      title: '让 VNC 会话只监听本机',
+      why: '对网络开放的 VNC 端口会招来密码猜测。这些设置让每个会话（即使是手动启动的）只接受来自服务器本机的连接——gpu-desk 通过 SSH 访问它。TurboVNC 还会拒绝无认证登录和 Unix 密码登录。',
+    },
+  },
+  verify: {
+    mirror: '安装前，下载的文件会与 {{mirror}}/SHA256SUMS 中为 {{asset}} 列出的 SHA-256 比对；不一致则停止此步骤并删除该文件。',
+    pinned: '安装前，下载的文件会与 gpu-desk 为 {{asset}} 固定的 SHA-256 比对；不一致则停止此步骤并删除该文件。',
+    github: '安装前，下载的文件会与 GitHub 发布接口为 {{asset}} 报告的 SHA-256 摘要比对；不一致则停止此步骤并删除该文件。',
+  },
+  unverified: {
+    allowed: '没有可比对的校验值时，会在未校验的情况下安装（你已为此计划允许这样做）。',
+    stops: '没有可比对的校验值时，此步骤会停止。',
+  },
+  notes: {
+    noGpu: '没有找到驱动正常的 GPU：将安装 VirtualGL，并在安装 GPU 驱动之前使用 Mesa 的软件 EGL 设备（在 CPU 上）渲染。请安装驱动并重启，然后重新检测以配置 GPU。',
+    noBusId: 'nvidia-smi 没有报告 PCI 总线 ID，因此 nvidia-xconfig 会自行选择 GPU。',
+    joinVglusers: '{{user}} 将加入 vglusers 组：之后请重新登录（gpu-desk 会自动重连），新的桌面才能使用 GPU。',
+  },
+};
+
+export default zhCN;
