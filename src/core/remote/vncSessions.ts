@@ -96,10 +96,15 @@ function randomVncPassword(): string {
 /**
  * Taken: an X server's lock or socket, or a pid file of any VNC wrapper for that display. TurboVNC and
  * TigerVNC share ~/.vnc, and a session being stopped keeps its pid file until its X server is gone
- * (its lock is removed earlier): a start there would be killed by the old wrapper's clean-up.
+ * (its lock is removed earlier): a start there would be killed by the old wrapper's clean-up. A pid
+ * file whose process is gone (a wrapper killed outright) holds nothing: counted, they would use up :1–:99.
  */
 const PICK_DISPLAY = `
-taken() { [ -e "/tmp/.X$1-lock" ] || [ -e "/tmp/.X11-unix/X$1" ] || ls "$HOME/.vnc/"*":$1.pid" >/dev/null 2>&1; }
+taken() {
+  [ -e "/tmp/.X$1-lock" ] || [ -e "/tmp/.X11-unix/X$1" ] && return 0
+  for f in "$HOME/.vnc/"*":$1.pid"; do [ -f "$f" ] && kill -0 "$(cat "$f" 2>/dev/null)" 2>/dev/null && return 0; done
+  return 1
+}
 if [ -z "$n" ]; then
   n=$min
   while taken "$n"; do n=$((n+1)); done
