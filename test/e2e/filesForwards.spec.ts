@@ -180,8 +180,7 @@ test('files: upload by drop lands byte-exact, asks before replacing, cancel leav
   await dropFile(page, 'files-panel', 'dataset.tar', big, 3);
   const up = page.getByTestId('upload-dataset.tar');
   await expect.poll(async () => Number(await up.getByTestId('upload-progress').getAttribute('value')), { timeout: 120_000, message: 'bytes acknowledged by the server' }).toBeGreaterThan(1024 * 1024);
-  fs.mkdirSync(path.resolve(__dirname, '../../docs/images'), { recursive: true });
-  await page.screenshot({ path: path.resolve(__dirname, '../../docs/images/upload.png') });
+  await env.docShot(page, 'upload');
   await env.shot(page, 'upload-in-progress');
   await up.getByTestId('upload-cancel').click();
   await expect(up).toHaveAttribute('data-state', 'cancelled', { timeout: 60_000 });

@@ -28,6 +28,11 @@ export interface Env {
   home: string;
   sshConfigPath: string;
   shot(page: Page, name: string): Promise<void>;
+  /**
+   * A screenshot the README shows (docs/images/<name>.png), taken only with GPU_DESK_SCREENSHOTS=1 so
+   * an ordinary test run leaves the tree as it found it.
+   */
+  docShot(page: Page, name: string): Promise<void>;
   /** The Electron app's window (Electron shell only). */
   window: Page | null;
   /** Every line the app's core logged in this worker (harness shell), for secret scans. */
@@ -43,6 +48,7 @@ const root = path.resolve(__dirname, '../..');
 const electron = findElectron(root);
 
 export const SCREENS = path.resolve(__dirname, '../../test-results/screens');
+const DOC_IMAGES = path.resolve(__dirname, '../../docs/images');
 let shotNo = 0;
 
 /**
@@ -138,6 +144,11 @@ export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell
         shotNo++;
         await page.screenshot({ path: path.join(SCREENS, `${String(shotNo).padStart(2, '0')}-${shell === 'electron' ? 'electron-' : ''}${name}.png`) });
       };
+      const docShot = async (page: Page, name: string) => {
+        if (process.env.GPU_DESK_SCREENSHOTS !== '1') return;
+        fs.mkdirSync(DOC_IMAGES, { recursive: true });
+        await page.screenshot({ path: path.join(DOC_IMAGES, `${name}.png`) });
+      };
       const bedSessions = async () => {
         const conn = await connectSsh({ destination: `${bed.user}@127.0.0.1`, port: bed.port, identityFiles: [bed.userKeyPath], agent: false, sshConfigPath: null, userKnownHostsFiles: [], appKnownHostsFile: path.join(home, 'fixture_known_hosts'), callbacks: { onUnknownHostKey: async () => 'accept-once' } });
         return { conn, list: await listSessions(conn) };
@@ -154,7 +165,7 @@ export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell
         }
       };
       const dialogs = { queue: (...paths: (string | null)[]) => void dialogQueue.push(...paths), pending: () => dialogQueue.length };
-      await use({ bed, desktop, app, home, sshConfigPath, shot, window, log, dialogs });
+      await use({ bed, desktop, app, home, sshConfigPath, shot, docShot, window, log, dialogs });
       await harness?.close();
       await launched?.close();
       const after = await bedSessions();

@@ -186,8 +186,7 @@ test('install a key on a password server: the password asked once, key-only logi
   const row = page.getByTestId('key-pw-bed-key');
   await expect(row.getByTestId('key-installed')).toHaveText(`${env.bed.user}@127.0.0.1:${env.bed.port}`);
   // The closing note's picture of the Keys screen: keys generated, imported and installed.
-  fs.mkdirSync(path.resolve(__dirname, '../../docs/images'), { recursive: true });
-  await page.screenshot({ path: path.resolve(__dirname, '../../docs/images/keys.png') });
+  await env.docShot(page, 'keys');
   await env.shot(page, 'keys');
   await row.getByTestId('key-remove').click();
   const rm = page.getByTestId('remove-key');

@@ -38,8 +38,9 @@ export function planView(p: SetupPlan): SetupPlanView {
   return {
     distro: p.distro,
     backend: p.backend,
-    steps: p.steps.map((s) => ({ id: s.id, title: s.title, why: s.why, check: s.check, apply: s.apply, needsRoot: s.needsRoot })),
+    steps: p.steps.map((s) => ({ id: s.id, title: s.title, why: s.why, check: s.check, apply: s.apply, needsRoot: s.needsRoot, ...(s.text ? { text: s.text } : {}) })),
     notes: p.notes,
+    ...(p.noteTexts ? { noteTexts: p.noteTexts } : {}),
   };
 }
 

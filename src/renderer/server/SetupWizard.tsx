@@ -96,7 +96,7 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
       )}
       {phase === 'review' && plan && (
         <div>
-          <p><Trans t={t} i18nKey="summary" count={plan.steps.length} values={{ distro: plan.distro, backend: plan.backend.toUpperCase() }} components={{ strong: <strong /> }} /></p>
+          <p><Trans t={t} i18nKey="summary" count={plan.steps.length} values={{ distro: plan.distro, backend: t(`backend.${plan.backend}`) }} components={{ strong: <strong /> }} /></p>
           <ol className="plan">
             {plan.steps.map((s) => ({ s, text: planText.step(s) })).map(({ s, text }) => (
               <li key={s.id} data-testid={`plan-step-${s.id}`}>

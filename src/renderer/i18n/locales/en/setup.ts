@@ -19,6 +19,11 @@ export default {
   makePlan: 'Make the plan',
   summary_one: '{{count}} step for {{distro}}, rendering back end <strong>{{backend}}</strong>. Steps already done on the server are checked and skipped.',
   summary_other: '{{count}} steps for {{distro}}, rendering back end <strong>{{backend}}</strong>. Steps already done on the server are checked and skipped.',
+  backend: {
+    egl: 'EGL',
+    glx: 'GLX',
+    none: 'none (no GPU driver)',
+  },
   root: 'root',
   commands: 'Commands',
   check: 'Check (already done when it succeeds):',

@@ -21,6 +21,11 @@ const zhCN: Catalogue<typeof en> = {
   makePlan: '生成计划',
   summary_one: '针对 {{distro}} 共 {{count}} 个步骤，渲染后端为 <strong>{{backend}}</strong>。服务器上已完成的步骤会先检查并跳过。',
   summary_other: '针对 {{distro}} 共 {{count}} 个步骤，渲染后端为 <strong>{{backend}}</strong>。服务器上已完成的步骤会先检查并跳过。',
+  backend: {
+    egl: 'EGL',
+    glx: 'GLX',
+    none: '无（没有 GPU 驱动）',
+  },
   root: '需要 root',
   commands: '命令',
   check: '检查（成功即表示已完成）：',
