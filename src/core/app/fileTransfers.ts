@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { SFTPWrapper } from 'ssh2';
 import { GpuDeskError } from '../errors';
 import { ChunkQueue, checkFileName, defaultUploadFolder, downloadToFolder, fileExistsError, listFolder, remoteExists, uploadToFolder } from '../files';
+import { channelOpen, unlink } from '../files/sftpOps';
 import type { Emit, Handlers, ParsedInput } from '../../shared/contract';
 import type { UploadTicket } from '../../shared/models';
 import path from 'node:path';
@@ -29,13 +30,36 @@ const PROGRESS_EVERY_MS = 150;
 /** The contract's files.* methods: uploads fed chunk by chunk from the window, listings, downloads. */
 export class FileTransfers {
   private readonly uploads = new Map<string, Upload>();
+  /**
+   * Part files of failed uploads, by connection, that may still be on the server: a connection that
+   * dropped mid-upload could not remove them. Removed the next time that connection's SFTP is used.
+   */
+  private readonly leftParts = new Map<string, Set<string>>();
 
   constructor(private readonly deps: FileTransferDeps) {}
+
+  /** The connection's SFTP session, with any part file an earlier failed upload left there removed first. */
+  private async sftp(connectionId: string): Promise<SFTPWrapper> {
+    const sftp = await this.deps.sftp(connectionId);
+    const left = this.leftParts.get(connectionId);
+    if (!left || !channelOpen(sftp)) return sftp;
+    for (const part of [...left]) {
+      try {
+        await unlink(sftp, part);
+        left.delete(part);
+      } catch (e) {
+        // Already gone (its own clean-up got there): forget it; anything else is retried next time.
+        if ((e as GpuDeskError).code === 'FILE_NOT_FOUND') left.delete(part);
+      }
+    }
+    if (left.size === 0) this.leftParts.delete(connectionId);
+    return sftp;
+  }
 
   handlers(): Pick<Handlers, 'files.list' | 'files.uploadStart' | 'files.uploadChunk' | 'files.uploadFinish' | 'files.uploadCancel' | 'files.download'> {
     return {
       'files.list': async ({ connectionId, path: p }) => {
-        const sftp = await this.deps.sftp(connectionId);
+        const sftp = await this.sftp(connectionId);
         return listFolder(sftp, p ?? (await defaultUploadFolder(sftp)));
       },
       'files.uploadStart': (i) => this.start(i),
@@ -68,7 +92,7 @@ export class FileTransfers {
       },
       'files.download': async ({ connectionId, path: remote }) => {
         if (!this.deps.chooseSaveFolder) throw new GpuDeskError('BAD_ARGUMENT', 'Saving files is not available here', 'use the desktop app');
-        const sftp = await this.deps.sftp(connectionId);
+        const sftp = await this.sftp(connectionId);
         const folder = await this.deps.chooseSaveFolder();
         if (!folder) return null;
         return downloadToFolder(sftp, remote, folder);
@@ -84,7 +108,7 @@ export class FileTransfers {
 
   private async start({ connectionId, folder, name, size, overwrite }: ParsedInput<'files.uploadStart'>): Promise<UploadTicket> {
     checkFileName(name);
-    const sftp = await this.deps.sftp(connectionId);
+    const sftp = await this.sftp(connectionId);
     const dir = folder ?? (await defaultUploadFolder(sftp));
     // Asked before any byte moves, so the window can ask the user first; the rename checks again.
     if (!overwrite && (await remoteExists(sftp, path.posix.join(dir, name)))) throw fileExistsError(name, dir);
@@ -92,6 +116,7 @@ export class FileTransfers {
     const queue = new ChunkQueue();
     const abort = new AbortController();
     let last = 0;
+    let part: string | null = null;
     const done = uploadToFolder(sftp, {
       folder: dir,
       name,
@@ -104,9 +129,17 @@ export class FileTransfers {
         last = now;
         this.deps.emit('files.progress', { uploadId, bytes, total: size });
       },
+      onPart: (p) => { part = p; },
     });
-    // A failure on the server's side stops the window's next chunk with the same error.
-    done.catch((e: Error) => queue.fail(e));
+    done.catch((e: Error) => {
+      // A failure on the server's side stops the window's next chunk with the same error.
+      queue.fail(e);
+      if (part) {
+        const left = this.leftParts.get(connectionId) ?? new Set<string>();
+        left.add(part);
+        this.leftParts.set(connectionId, left);
+      }
+    });
     this.uploads.set(uploadId, { connectionId, total: size, received: 0, queue, abort, done });
     if (size === 0) this.deps.emit('files.progress', { uploadId, bytes: 0, total: 0 });
     return { uploadId, folder: dir, path: path.posix.join(dir, name) };

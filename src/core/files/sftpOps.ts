@@ -56,3 +56,9 @@ const S_IFMT = 0o170000;
 export const isDir = (a: Attributes) => (a.mode & S_IFMT) === 0o040000;
 export const isFile = (a: Attributes) => (a.mode & S_IFMT) === 0o100000;
 export const isLink = (a: Attributes) => (a.mode & S_IFMT) === 0o120000;
+
+/**
+ * Whether the SFTP channel can still answer. ssh2 fails the requests in flight when the channel
+ * closes, but a request made after that is never answered: clean-up must not wait on one.
+ */
+export const channelOpen = (s: SFTPWrapper) => (s as unknown as { readable?: boolean }).readable !== false;

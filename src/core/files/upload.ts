@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { GpuDeskError } from '../errors';
 import { checkFileName, partName } from './fileName';
-import { closeFile, exists, openFile, renameNoClobber, renameReplacing, sftpError, unlink } from './sftpOps';
+import { channelOpen, closeFile, exists, openFile, renameNoClobber, renameReplacing, sftpError, unlink } from './sftpOps';
 
 /**
  * Bytes per WRITE and WRITEs in flight. On a long link only bytes in flight move data: 64 × 64 KiB
@@ -24,6 +24,11 @@ export interface UploadOptions {
   signal?: AbortSignal;
   /** Bytes the server has acknowledged so far. */
   onProgress?(bytes: number): void;
+  /**
+   * The part file's path, once it exists on the server. A dropped connection cannot remove it: the
+   * caller removes it once it is connected again (see FileTransfers).
+   */
+  onPart?(partPath: string): void;
 }
 
 export interface UploadResult {
@@ -52,6 +57,7 @@ export async function uploadToFolder(sftp: SFTPWrapper, o: UploadOptions): Promi
   if (o.signal?.aborted) throw cancelled(name);
   const part = path.posix.join(o.folder, partName(name, randomBytes(4).toString('hex')));
   const handle = await openFile(sftp, part, 'wx', 0o644);
+  o.onPart?.(part);
   let open = true;
   try {
     const bytes = await writePipelined(sftp, handle, part, o.source, o.signal, o.onProgress, () => cancelled(name));
@@ -69,8 +75,11 @@ export async function uploadToFolder(sftp: SFTPWrapper, o: UploadOptions): Promi
     }
     return { path: finalPath, bytes };
   } catch (e) {
-    if (open) await closeFile(sftp, handle, part).catch(() => {});
-    await unlink(sftp, part).catch(() => {});
+    // Over a dropped connection the part stays; the caller removes it once connected again.
+    if (channelOpen(sftp)) {
+      if (open) await closeFile(sftp, handle, part).catch(() => {});
+      await unlink(sftp, part).catch(() => {});
+    }
     throw e;
   }
 }

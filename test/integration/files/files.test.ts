@@ -8,6 +8,7 @@ import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import { GpuDeskError } from '../../../src/core/errors';
 import { defaultUploadFolder, downloadToFolder, listFolder, uploadToFolder, WRITE_CHUNK } from '../../../src/core/files';
+import { FileTransfers } from '../../../src/core/app/fileTransfers';
 
 let bed: SshdBed;
 let conn: SshConnection;
@@ -165,4 +166,57 @@ describe('download', () => {
     expect(fs.readdirSync(local).sort()).toEqual(['get (1).bin', 'get.bin']);
     expect(await codeOf(downloadToFolder(sftp, dir, local))).toBe('BAD_ARGUMENT');
   });
+});
+
+describe('a connection that drops mid-upload', () => {
+  it('leaves no file under the final name, and the part file it could not remove is removed once connected again', async () => {
+    // A server of its own: this test kills it.
+    const own = await startSshd();
+    let c = await connectSsh(bedOptions(own));
+    let current = await c.sftp();
+    const folder = path.posix.join(own.home, `gd-drop-${process.pid}-${randomBytes(3).toString('hex')}`);
+    fs.mkdirSync(folder);
+    const home = fs.statSync(own.home);
+    fs.chownSync(folder, home.uid, home.gid);
+    try {
+      let acked = 0;
+      const files = new FileTransfers({
+        sftp: async () => current,
+        emit: (event, payload) => {
+          if (event === 'files.progress') acked = (payload as { bytes: number }).bytes;
+        },
+      });
+      const h = files.handlers();
+      const size = 64 * 1024 * 1024;
+      const t = await h['files.uploadStart']({ connectionId: 'c1', folder, name: 'model.ckpt', size, overwrite: false });
+      const chunk = randomBytes(512 * 1024);
+      let offset = 0;
+      let failure: unknown = null;
+      // Send until the server has some of it, then take the server away mid-transfer.
+      while (acked === 0) {
+        await h['files.uploadChunk']({ uploadId: t.uploadId, offset, data: chunk.toString('base64') });
+        offset += chunk.length;
+      }
+      await own.kill();
+      try {
+        for (; offset < size; offset += chunk.length) await h['files.uploadChunk']({ uploadId: t.uploadId, offset, data: chunk.toString('base64') });
+        await h['files.uploadFinish']({ uploadId: t.uploadId });
+      } catch (e) {
+        failure = e;
+      }
+      expect(failure, 'the upload reports the dropped connection').toBeInstanceOf(GpuDeskError);
+      expect(fs.existsSync(path.join(folder, 'model.ckpt'))).toBe(false);
+      expect(partsIn(folder), 'the dropped connection could not remove its part file').toHaveLength(1);
+
+      await own.restart();
+      c = await connectSsh(bedOptions(own));
+      current = await c.sftp();
+      const listed = await h['files.list']({ connectionId: 'c1', path: folder });
+      expect(partsIn(folder)).toEqual([]);
+      expect(listed.entries.map((e) => e.name)).toEqual([]);
+    } finally {
+      await c.close().catch(() => {});
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
