@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { GpuDeskError, registerSecret } from '../errors';
 import type { ExecResult, SshSession } from '../ssh/types';
 import { probeServer } from './probe';
+import { PICK_DISPLAY_SH } from './displayPick';
 import { parseOtp, parseStartedDisplay, splitSections } from './parsers';
 import { SECTION_HELPERS, SESSION_SECTIONS_SCRIPT, sessionsFromSections } from './sessionTable';
 import { shScript } from './shellQuote';
@@ -93,30 +94,11 @@ function randomVncPassword(): string {
   return p;
 }
 
-/**
- * Taken: an X server's lock or socket, or a pid file of any VNC wrapper for that display. TurboVNC and
- * TigerVNC share ~/.vnc, and a session being stopped keeps its pid file until its X server is gone
- * (its lock is removed earlier): a start there would be killed by the old wrapper's clean-up. A pid
- * file whose process is gone (a wrapper killed outright) holds nothing: counted, they would use up :1–:99.
- */
-const PICK_DISPLAY = `
-taken() {
-  [ -e "/tmp/.X$1-lock" ] || [ -e "/tmp/.X11-unix/X$1" ] && return 0
-  for f in "$HOME/.vnc/"*":$1.pid"; do [ -f "$f" ] && kill -0 "$(cat "$f" 2>/dev/null)" 2>/dev/null && return 0; done
-  return 1
-}
-if [ -z "$n" ]; then
-  n=$min
-  while taken "$n"; do n=$((n+1)); done
-  [ "$n" -le 99 ] || { echo "No free display between :$min and :99"; exit 1; }
-fi
-`;
-
 const TURBO_START = `
 n="$1"; min="\${2:-1}"; geom="$3"; wm="$4"; vgl="$5"; T="$6/TurboVNC/bin"; uds="$7"
 # One start at a time for this account: two starts must not pick the same free display.
 mkdir -p "$HOME/.vnc" && command -v flock >/dev/null 2>&1 && { exec 9>"$HOME/.vnc/.gpu-desk-start.lock"; flock -w 60 9; }
-${PICK_DISPLAY}
+${PICK_DISPLAY_SH}
 loopback=1; xsdir="$HOME/.vnc"; unixsock=""
 [ "$uds" = 1 ] && unixsock="$HOME/.vnc/gpu-desk-$n.sock"
 ${TURBOVNC_ARGS}
@@ -131,7 +113,7 @@ PATH="$PATH:/usr/local/bin"
 W=$(command -v tigervncserver 2>/dev/null) || W=$(command -v vncserver 2>/dev/null) || { echo "vncserver is not installed"; exit 1; }
 # One start at a time for this account: two starts must not pick the same free display.
 mkdir -p "$HOME/.vnc" && command -v flock >/dev/null 2>&1 && { exec 9>"$HOME/.vnc/.gpu-desk-start.lock"; flock -w 60 9; }
-${PICK_DISPLAY}
+${PICK_DISPLAY_SH}
 umask 077
 mkdir -p "$HOME/.vnc" || exit 1
 pf="$HOME/.vnc/gpu-desk-$n.passwd"
