@@ -234,7 +234,11 @@ test('after a restart the running job is found and reconnected; closing can keep
   // A fresh app core on the same data directory, and a fresh page: nothing in memory knows the job.
   await cb.restart();
   await cb.app.open(page);
-  await page.getByTestId('server-hpc').getByRole('button', { name: 'Connect to hpc' }).click();
+  // Offered on the servers screen from the app's own record, before any cluster is asked.
+  const offer = page.getByTestId(`remembered-job-${jobId}`);
+  await expect(offer).toHaveText(`Desktop job ${jobId} on hpc may still be running Open`);
+  await expect(page.getByTestId('server-hpc').locator('.server-state')).toHaveText('Not connected');
+  await offer.getByTestId('remembered-open').click();
   const job = page.getByTestId(`job-${jobId}`);
   await expect(job.getByTestId('job-found')).toBeVisible({ timeout: 60_000 });
   await waitDesktopUp(page, jobId);

@@ -10,6 +10,7 @@ import { Dialog } from '../app/Dialog';
 import { ProfileForm } from './ProfileForm';
 import { ImportDialog } from './ImportDialog';
 import { InstallKeyDialog } from '../keys/InstallKeyDialog';
+import { RememberedJobs } from '../cluster/RememberedJobs';
 
 export function ServersScreen({ state }: { state: AppState }) {
   const api = useApi();
@@ -74,6 +75,7 @@ export function ServersScreen({ state }: { state: AppState }) {
         </div>
       </div>
       {error && <p className="banner error" role="alert" data-testid="connect-error">{error}</p>}
+      <RememberedJobs profiles={state.profiles} onOpen={(p) => void connect(p)} />
       {ex.message && (
         <div className={`banner${ex.message.kind === 'error' ? ' error' : ''}`} role={ex.message.kind === 'error' ? 'alert' : 'status'} data-testid="exchange-message" data-kind={ex.message.kind}>
           <p>{ex.message.text}</p>

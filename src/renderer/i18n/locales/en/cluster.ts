@@ -29,6 +29,11 @@ export default {
     submit: 'Submit the job',
     submitting: 'Submitting…',
   },
+  remembered: {
+    title: 'Desktop jobs that may still be running',
+    line: 'Desktop job {{jobId}} on {{cluster}} may still be running',
+    open: 'Open',
+  },
   jobs: {
     title: 'Desktop jobs',
     asking: 'Asking Slurm for your desktop jobs…',

@@ -31,6 +31,11 @@ const zhCN: Catalogue<typeof en> = {
     submit: '提交作业',
     submitting: '正在提交…',
   },
+  remembered: {
+    title: '可能仍在运行的桌面作业',
+    line: '{{cluster}} 上的桌面作业 {{jobId}} 可能仍在运行',
+    open: '打开',
+  },
   jobs: {
     title: '桌面作业',
     asking: '正在向 Slurm 查询你的桌面作业…',
