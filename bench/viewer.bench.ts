@@ -136,7 +136,8 @@ async function motion(desk: BenchDesktop, viewer: BrowserViewer, name: string, w
   if (tunnel) children.push(tunnel.proc);
   const variant = VARIANT ? await BrowserViewer.launch(viewer.harnessRef, { width: w + 40, height: h + 120 }, { query: VARIANT }) : null;
   const plain = args.includes('--plain') ? await BrowserViewer.launch(viewer.harnessRef, { width: w + 40, height: h + 120 }, { plain: true }) : null;
-  for (const v of [variant, plain]) if (v) await desk.addProfile(v, name, bed.port);
+  // Same harness, same profile store: the profile is saved already.
+  for (const v of [variant, plain]) if (v) await v.showProfile(name);
   await sleep(1500);
   const runs: Record<string, Run[]> = {};
   const add = (k: string, r: Run) => (runs[k] ??= []).push(r);

@@ -38,6 +38,12 @@ export class BrowserViewer {
     return saved.id;
   }
 
+  /** Shows a profile that another viewer of the same harness saved (the profile store is the harness's). */
+  async showProfile(name: string): Promise<void> {
+    await this.page.reload();
+    await this.page.waitFor((id) => document.querySelector(`[data-testid="${id}"]`) !== null, `server-${name}`, { what: `server ${name} in the list` });
+  }
+
   /** Connect clicked → first frame drawn (the profile has a default display, so Connect opens it). */
   async connect(name: string): Promise<number> {
     await this.markClick();
