@@ -26,7 +26,6 @@ export default {
   removedFrom: 'Removed "{{name}}" from the keychain and from {{server}}.',
   removedNotOn: 'Removed "{{name}}" from the keychain; it was not on {{server}}.',
   install: {
-    open: 'Sign in with a key…',
     title: 'Sign in to {{server}} with a key',
     intro: 'gpu-desk puts a key on the server, checks that a login with only that key works, and from then on signs in with it. If the server asks for your password, you type it once; it is not stored unless the server\'s "Remember the password" is ticked.',
     key: 'Key',
@@ -48,11 +47,7 @@ export default {
     explain: 'Run these on the server yourself, with sudo, while this connection stays open; gpu-desk never runs them. Then check from another terminal that a password login is refused before you log out.',
   },
   exchange: {
-    exportServers: 'Export servers…',
-    importServers: 'Import servers…',
-    dismiss: 'Dismiss',
     exported: 'Exported {{count}} server(s) to {{file}}. No passwords or keys are in it.',
     imported: 'Imported from {{file}}: {{added}} added, {{replaced}} replaced, {{skipped}} skipped (a server with the same name is kept).',
-    removeText: 'The profile is removed from this computer, with its remembered password in the OS keychain. Keys in the keychain and the server itself are not touched.',
   },
 } as const;

@@ -28,7 +28,6 @@ const zhCN: Catalogue<typeof en> = {
   removedFrom: '已从钥匙串和 {{server}} 上删除 "{{name}}"。',
   removedNotOn: '已从钥匙串中删除 "{{name}}"；{{server}} 上本来就没有它。',
   install: {
-    open: '改用密钥登录…',
     title: '使用密钥登录 {{server}}',
     intro: 'gpu-desk 会把密钥放到服务器上，确认仅凭该密钥即可登录，之后便用它登录。如果服务器要求输入密码，你只需输入一次；除非勾选了该服务器的“记住密码”，密码不会被保存。',
     key: '密钥',
@@ -50,12 +49,8 @@ const zhCN: Catalogue<typeof en> = {
     explain: '请在保持当前连接的同时，自行在服务器上用 sudo 运行这些命令；gpu-desk 不会代为运行。退出前，请在另一个终端确认密码登录已被拒绝。',
   },
   exchange: {
-    exportServers: '导出服务器…',
-    importServers: '导入服务器…',
-    dismiss: '关闭',
     exported: '已将 {{count}} 台服务器导出到 {{file}}，其中不含任何密码或密钥。',
     imported: '已从 {{file}} 导入：新增 {{added}} 台，替换 {{replaced}} 台，跳过 {{skipped}} 台（同名服务器保持不变）。',
-    removeText: '该配置将从本机删除，连同其保存在系统钥匙串中的密码。钥匙串中的密钥和服务器本身不受影响。',
   },
 };
 
