@@ -39,19 +39,6 @@ function sshKeygenFingerprint(publicKeyLine: string): string {
   return execFileSync('ssh-keygen', ['-l', '-f', '-'], { input: publicKeyLine + '\n', encoding: 'utf8' }).split(' ')[1];
 }
 
-async function addPasswordServer(page: Page, env: Env, name: string, remember: boolean): Promise<void> {
-  await page.getByRole('button', { name: 'Add server' }).click();
-  const dlg = page.getByRole('dialog', { name: 'Add server' });
-  await dlg.getByLabel('Name', { exact: true }).fill(name);
-  await dlg.getByLabel('Host', { exact: true }).fill('127.0.0.1');
-  await dlg.getByLabel('Port', { exact: true }).fill(String(env.bed.port));
-  await dlg.getByLabel('User', { exact: true }).fill(env.bed.user);
-  await dlg.getByLabel('Authentication', { exact: true }).selectOption('password');
-  if (remember) await dlg.getByLabel('Remember the password in the OS keychain').check();
-  await dlg.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByTestId(`server-${name}`)).toBeVisible();
-}
-
 async function answerPassword(page: Page, password: string): Promise<void> {
   const prompt = page.getByTestId('secret-prompt');
   await expect(prompt).toBeVisible({ timeout: 60_000 });
@@ -134,7 +121,7 @@ test('install a key on a password server: the password asked once, key-only logi
   await env.app.open(page);
 
   // Right after adding a server that signs in with a password, a key is offered.
-  await addPasswordServer(page, env, 'pw-bed', false);
+  await addProfile(page, env, 'pw-bed', { auth: { kind: 'password', remember: false } });
   const dlg = page.getByTestId('install-key');
   await expect(dlg).toBeVisible();
   await expect(dlg.getByTestId('install-key-name')).toHaveValue('pw-bed-key');
@@ -207,7 +194,7 @@ test('remembered password: saved in the keychain, used without asking, a wrong o
   trustBedHostKey(env);
   const prompts = watchPrompts(page);
   await env.app.open(page);
-  await addPasswordServer(page, env, 'rem-bed', true);
+  await addProfile(page, env, 'rem-bed', { auth: { kind: 'password', remember: true } });
   await page.getByTestId('install-key').getByRole('button', { name: 'Not now' }).click();
   const id = await profileId(env, 'rem-bed');
   const account = `password:${id}`;
