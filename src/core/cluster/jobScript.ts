@@ -97,8 +97,19 @@ if [ "$access" = ssh ]; then loopback=1; unixsock="$dir/vnc.sock"; fi
 # the stale ones that jobs killed after KillWait leave behind by the hundred, do not: walking past
 # each was seconds of the user's wait, and pushed displays past :99 (port 6000 and up).
 vhost=$(uname -n)
+# TurboVNC also refuses a display whose VNC (5900+n) or X (6000+n) TCP port something listens on (a
+# local tunnel, say), or whose abstract X socket is bound (an X server whose /tmp files are not in
+# this /tmp): each refusal costs a second of vncserver's start, so such displays are skipped.
+xabs=" $(grep -o '@/tmp/.X11-unix/X[0-9]*' /proc/net/unix 2>/dev/null | sed 's/.*X//' | tr '\\n' ' ')"
+listening=" "
+for f in /proc/net/tcp /proc/net/tcp6; do
+  [ -r "$f" ] || continue
+  while read -r _ local _ st _; do [ "$st" = 0A ] && listening="$listening$((16#\${local##*:})) "; done <"$f"
+done
 taken() {
   [ -e "/tmp/.X$1-lock" ] || [ -e "/tmp/.X11-unix/X$1" ] && return 0
+  case $listening in *" $((5900+$1)) "*|*" $((6000+$1)) "*) return 0 ;; esac
+  case $xabs in *" $1 "*) return 0 ;; esac
   p=""; [ -f "$HOME/.vnc/$vhost:$1.pid" ] && read -r p <"$HOME/.vnc/$vhost:$1.pid"
   [ -n "$p" ] && kill -0 "$p" 2>/dev/null
 }

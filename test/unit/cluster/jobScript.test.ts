@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,7 +29,7 @@ describe('the desktop job script', () => {
     for (const bad of ['../x', 'a/b', '', '.', 'x y', '$(id)']) expect(() => buildJob({}, bad), bad).toThrow(/cannot name a directory/);
   });
 
-  it('a display counts as taken by an X server here or a live session of ours on this node, not by stale or other nodes\' pid files', () => {
+  it('a display counts as taken by an X server here, a listener on its ports or a live session of ours on this node, not by stale or other nodes\' pid files', async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-taken-'));
     try {
       const script = buildJob({}).script;
@@ -44,6 +45,26 @@ describe('the desktop job script', () => {
       fs.writeFileSync(path.join(vnc, `othernode:${elsewhere}.pid`), `${process.pid}\n`);
       const out = execFileSync('bash', ['-c', `${fn}\nfor n in "$@"; do taken "$n" && echo "$n taken" || echo "$n free"; done`, 'x', String(live), String(stale), String(elsewhere), String(none)], { encoding: 'utf8', env: { ...process.env, HOME: home } });
       expect(out.trim().split('\n')).toEqual([`${live} taken`, `${stale} free`, `${elsewhere} free`, `${none} free`]);
+      // Something listening on the display's VNC port (a tunnel, say) makes TurboVNC refuse it: skipped too.
+      const port = free.slice(4).map((n) => 5900 + n).find((p) => !execFileSync('bash', ['-c', 'cat /proc/net/tcp /proc/net/tcp6'], { encoding: 'utf8' }).toUpperCase().includes(`:${p.toString(16).toUpperCase().padStart(4, '0')} `))!;
+      const server = net.createServer().listen(port, '127.0.0.1');
+      try {
+        await new Promise((r) => server.once('listening', r));
+        const n = String(port - 5900);
+        expect(execFileSync('bash', ['-c', `${fn}\ntaken "$1" && echo taken || echo free`, 'x', n], { encoding: 'utf8', env: { ...process.env, HOME: home } }).trim()).toBe('taken');
+      } finally {
+        server.close();
+      }
+      // An X server's abstract socket alone (its /tmp files elsewhere) also takes the display.
+      const unix = fs.readFileSync('/proc/net/unix', 'utf8');
+      const abs = free.slice(4).find((n) => !unix.includes(`@/tmp/.X11-unix/X${n}\n`))!;
+      const x = net.createServer().listen(`\0/tmp/.X11-unix/X${abs}`);
+      try {
+        await new Promise((r) => x.once('listening', r));
+        expect(execFileSync('bash', ['-c', `${fn}\ntaken "$1" && echo taken || echo free`, 'x', String(abs)], { encoding: 'utf8', env: { ...process.env, HOME: home } }).trim()).toBe('taken');
+      } finally {
+        x.close();
+      }
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
     }
