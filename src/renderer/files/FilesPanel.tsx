@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 import type { RemoteFolderView } from '../../shared/models';
 import { errorLine, useApi } from '../app/api';
 import { useFormat } from '../i18n/useFormat';
-import { draggedFiles, useUploads } from './useUploads';
+import { useFileDrop } from './useFileDrop';
+import { useUploads } from './useUploads';
 
 /** The server page's Files tab: one server folder at a time, drop to upload into it, download files. */
 export function FilesPanel({ connectionId }: { connectionId: string }) {
@@ -13,8 +14,8 @@ export function FilesPanel({ connectionId }: { connectionId: string }) {
   const [folder, setFolder] = useState<RemoteFolderView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
-  const [over, setOver] = useState(false);
   const uploads = useUploads(connectionId);
+  const drop = useFileDrop((files) => void uploads.upload(files, folder?.path));
 
   const load = useCallback(async (path?: string) => {
     setError(null);
@@ -45,17 +46,10 @@ export function FilesPanel({ connectionId }: { connectionId: string }) {
 
   return (
     <section
-      className={`files${over ? ' drop-over' : ''}`}
+      className={`files${drop.over ? ' drop-over' : ''}`}
       aria-labelledby="files-h"
       data-testid="files-panel"
-      onDragOver={(e) => { if (draggedFiles(e)) { e.preventDefault(); setOver(true); } }}
-      onDragLeave={() => setOver(false)}
-      onDrop={(e) => {
-        if (!draggedFiles(e)) return;
-        e.preventDefault();
-        setOver(false);
-        void uploads.upload([...e.dataTransfer.files], folder?.path);
-      }}
+      {...drop.handlers}
     >
       <h2 id="files-h">{t('heading')}</h2>
       <div className="files-bar">

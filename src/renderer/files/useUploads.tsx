@@ -142,8 +142,3 @@ function UploadList({ items, onCancel, onDismiss }: { items: UploadItem[]; onCan
     </section>
   );
 }
-
-/** Files dragged from the desktop (not text or links dragged inside the page). */
-export function draggedFiles(e: React.DragEvent): boolean {
-  return [...e.dataTransfer.types].includes('Files');
-}

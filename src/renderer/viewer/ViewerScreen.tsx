@@ -11,7 +11,8 @@ import { KEY_COMBOS } from './keys';
 import { loadPrefs, profileInput, savedPart, storeLocal } from './prefs';
 import { tunnelRate, type TunnelRate, type ViewerSample } from './stats';
 import { ForwardsPanel } from '../forwards/ForwardsPanel';
-import { draggedFiles, useUploads } from '../files/useUploads';
+import { useFileDrop } from '../files/useFileDrop';
+import { useUploads } from '../files/useUploads';
 import { CloseJobDialog, JobViewerBar, jobRouteOf, type JobRoute } from '../cluster/JobViewerBar';
 import { useEndedLine } from '../cluster/jobText';
 
@@ -60,9 +61,10 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
   const retries = useRef(0);
   const conn = state.connections.find((c) => c.id === connectionId);
   const uploads = useUploads(connectionId);
+  // Dropped on the desktop: to ~/Desktop where it exists (it shows on the remote desktop), else ~.
+  const drop = useFileDrop((files) => void uploads.upload(files));
   const { t: tFiles } = useTranslation('files');
   const { t: tCluster } = useTranslation('cluster');
-  const [dropOver, setDropOver] = useState(false);
   const sshStateRef = useRef(conn?.state);
   sshStateRef.current = conn?.state;
   const jobView = job ? state.jobs[job] : undefined;
@@ -239,17 +241,9 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
         className="viewer-body"
         ref={wrapRef}
         data-testid="viewer-drop"
-        onDragOver={(e) => { if (draggedFiles(e)) { e.preventDefault(); setDropOver(true); } }}
-        onDragLeave={() => setDropOver(false)}
-        onDrop={(e) => {
-          if (!draggedFiles(e)) return;
-          e.preventDefault();
-          setDropOver(false);
-          // Dropped on the desktop: to ~/Desktop where it exists (it shows on the remote desktop), else ~.
-          void uploads.upload([...e.dataTransfer.files]);
-        }}
+        {...drop.handlers}
       >
-        {dropOver && <div className="viewer-overlay drop-overlay">{tFiles('dropOnViewer')}</div>}
+        {drop.over && <div className="viewer-overlay drop-overlay">{tFiles('dropOnViewer')}</div>}
         <aside className="viewer-dock">
           <ForwardsPanel connectionId={connectionId} profile={profile} autoOpen compact />
           {uploads.ui}
