@@ -57,8 +57,9 @@ export class ViewerSession {
     this.turbo = opts.ticket.flavor === 'turbovnc';
     this.adaptive = initialAdaptive(this.prefs.quality, this.prefs.compression);
     this.channel = new CountingChannel(opts.ticket.url);
-    // ?onscreen: drawing into the element itself, only to measure what the offscreen canvas saves.
-    const offscreen = opts.fastPath !== false && !new URLSearchParams(globalThis.location?.search ?? '').has('onscreen');
+    // ?offscreen: draw through an OffscreenCanvas (installOffscreen). Not the default: in bench:viewer
+    // on TigerVNC at 1080p it got fewer updates from the server and slower key echoes (docs/bench-viewer.md).
+    const offscreen = opts.fastPath !== false && new URLSearchParams(globalThis.location?.search ?? '').has('offscreen');
     this.rfb = withOpaqueCanvases(opts.fastPath !== false, offscreen, () => new RFB(opts.target, this.channel, {
       credentials: opts.ticket.vncPassword ? { password: opts.ticket.vncPassword } : undefined,
     }));
