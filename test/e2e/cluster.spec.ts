@@ -58,7 +58,7 @@ async function editSettings(page: Page, fields: Record<string, string>): Promise
   await page.getByTestId('cluster-edit').click();
   const dlg = page.getByRole('dialog', { name: 'Edit hpc' });
   for (const [label, value] of Object.entries(fields)) await dlg.getByLabel(label, { exact: true }).fill(value);
-  await dlg.getByRole('button', { name: 'Save' }).click();
+  await dlg.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(dlg).toBeHidden();
 }
 
@@ -89,7 +89,7 @@ test('cluster profile from the form → Start → script reviewed → pending �
   await expect(dlg.getByLabel('Partition', { exact: true })).toHaveValue(slurm.partition);
   await expect(dlg.getByLabel('GPUs (gres)', { exact: true })).toHaveValue('gpu:1');
   await dlg.getByLabel('Time limit', { exact: true }).fill('10');
-  await dlg.getByRole('button', { name: 'Save' }).click();
+  await dlg.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(dlg).toBeHidden();
   const card = page.getByTestId('server-hpc');
   await expect(card.getByTestId('badge-cluster')).toHaveText('Slurm cluster');
