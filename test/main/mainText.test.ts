@@ -3,18 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { appMenuTemplate, trayMenuTemplate, trayTooltip } from '../../src/main/menus';
 import { createMainText, mainCatalogues } from '../../src/main/text';
 import type { Profile, TunnelView } from '../../src/shared/models';
+import { leaves } from '../i18n/catalogueLeaves';
 import { untranslatedWords } from '../i18n/terms';
 
-/** "a.b" → its string, for every leaf of a catalogue. */
-function leaves(o: unknown, prefix = ''): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [k, v] of Object.entries(o as Record<string, unknown>)) {
-    const key = prefix ? `${prefix}.${k}` : k;
-    if (typeof v === 'string') out.set(key, v);
-    else for (const [kk, vv] of leaves(v, key)) out.set(kk, vv);
-  }
-  return out;
-}
 const placeholders = (s: string) => [...s.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
 const flat = (items: MenuItemConstructorOptions[]): MenuItemConstructorOptions[] =>
   items.flatMap((i) => [i, ...(Array.isArray(i.submenu) ? flat(i.submenu) : [])]);

@@ -2,18 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { en, NAMESPACES, resources, zhCN } from '../../../src/renderer/i18n/resources';
 import { createI18n, missingText } from '../../../src/renderer/i18n';
 import { languageOfLocale, resolveLanguage } from '../../../src/shared/language';
+import { leaves } from '../../i18n/catalogueLeaves';
 import { untranslatedWords } from '../../i18n/terms';
 
-/** "a.b.c" → its string, for every leaf of a catalogue. */
-function leaves(o: unknown, prefix = ''): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [k, v] of Object.entries(o as Record<string, unknown>)) {
-    const key = prefix ? `${prefix}.${k}` : k;
-    if (typeof v === 'string') out.set(key, v);
-    else for (const [kk, vv] of leaves(v, key)) out.set(kk, vv);
-  }
-  return out;
-}
 
 const placeholders = (s: string) => [...s.matchAll(/\{\{\s*([\w.]+)[^}]*\}\}/g)].map((m) => m[1]).sort();
 
