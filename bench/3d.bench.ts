@@ -17,7 +17,7 @@
  * viewer (see docs/bench-3d.md). Judged on frames drawn, at the shaped link: b/a >= 10x, b/c >= 0.9x.
  * Every party runs alone (its own glxspheres64) and the order flips each round (r a b c, c b a r, …).
  * Options: --seconds N (measured per trial, default 20), --warmup N (default 4), --rounds N (default 2),
- * --links shaped,loopback, --cpu (each trial's CPU use by process kind). GD_BENCH_STRICT=1 makes a missed target exit non-zero.
+ * --links shaped,loopback, --cpu (each trial's CPU use by process kind), --query '&flag=1' (page flags for gpu-desk's viewer). GD_BENCH_STRICT=1 makes a missed target exit non-zero.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -42,6 +42,8 @@ const SECONDS = Number(argOf('--seconds') ?? 20);
 const WARMUP = Number(argOf('--warmup') ?? 4);
 const ROUNDS = Number(argOf('--rounds') ?? 2);
 const LINKS = (argOf('--links') ?? 'shaped,loopback').split(',');
+/** Page flags for gpu-desk's viewer (b), e.g. '&imagedecoder=1', to compare a viewer change in this bench. */
+const QUERY = argOf('--query');
 const SHOW_CPU = args.includes('--cpu');
 /** The processes worth watching here: bench:viewer's, the program and the X servers. */
 const PROCS = new RegExp(`${VIEWER_PROCS.source}|^(glxspheres64|Xvnc|Xvfb)$`);
@@ -105,7 +107,7 @@ async function main(): Promise<void> {
 
     session = await startTurboSession(bed, `${SCREEN.width}x${SCREEN.height}`, freeXDisplay);
     line(`TurboVNC session :${session.display} of ${bed.user} (one-time passwords, -localhost); log ${session.logPath}`);
-    viewer = await BrowserViewer.launch(harness, { width: SCREEN.width + 40, height: SCREEN.height + 120 });
+    viewer = await BrowserViewer.launch(harness, { width: SCREEN.width + 40, height: SCREEN.height + 120 }, { query: QUERY });
 
     const summary: Record<string, Record<PartyName, Trial[]>> = {};
     for (const name of LINKS) {

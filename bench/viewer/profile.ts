@@ -1,19 +1,21 @@
 /**
  * tsx bench/viewer/profile.ts [--size 1920x1080] [--seconds N] [--query '&x=1'] [--arg --flag ...]
- *   [--cpu-prof out.cpuprofile] [--trace out.json] [--rects]
+ *   [--cpu-prof out.cpuprofile] [--trace out.json] [--rects] [--server TigerVNC|TurboVNC] [--spheres]
  * Where gpu-desk's viewer spends CPU in the motion workload: per Chromium process type and thread,
  * from /proc (the same sampler as bench:viewer, cpu.ts), while the viewer shows ffplay's testsrc2
- * (same set-up as bench:viewer, TigerVNC's Xvnc). --cpu-prof: the page's V8 profile; --trace:
+ * (same set-up as bench:viewer; TigerVNC's Xvnc, or TurboVNC 3.3's with --server TurboVNC); --spheres:
+ * bench:3d's vglrun glxspheres64 instead (TurboVNC only). --cpu-prof: the page's V8 profile; --trace:
  * Chromium's own trace; --rects: framebuffer updates per second, rectangles per update and their
  * Tight sub-encodings (fill, JPEG, basic = zlib copy/palette/gradient) with their areas.
  * Take the bench lock first: flock /tmp/gpu-desk-bench.lock npx tsx bench/viewer/profile.ts
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { cleanupAll, startXvnc } from '../../test/bed';
+import { cleanupAll } from '../../test/bed';
 import { BrowserViewer } from './browserViewer';
 import { sampleProcs } from './cpu';
-import { benchProfile, startViewerBed } from './setup';
+import { startBenchDesktop, type Flavour } from './desktops';
+import { startViewerBed } from './setup';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const document: any;
@@ -88,15 +90,16 @@ async function main(): Promise<void> {
   const app = await startViewerBed('gd-prof-');
   const { bed, harness } = app;
   const [w, h] = (argOf('--size') ?? '1280x720').split('x').map(Number);
-  const xvnc = await startXvnc({ geometry: `${w}x${h}` });
+  const flavour = (argOf('--server') ?? 'TigerVNC') as Flavour;
+  if (flavour !== 'TigerVNC' && flavour !== 'TurboVNC') throw new Error(`--server: "${flavour}" is not a server; use TigerVNC or TurboVNC`);
+  const xvnc = await startBenchDesktop(flavour, bed, `${w}x${h}`);
   const viewer = await BrowserViewer.launch(harness, { width: w + 40, height: h + 120 }, { query: argOf('--query'), args: extra });
-  const p = benchProfile('p', bed.port, bed.user, bed.userKeyPath, xvnc.display);
-  await viewer.addProfile(p);
+  await xvnc.addProfile(viewer, 'p', bed.port);
   if (argOf('--css')) await viewer.page.evaluate((css) => { const st = document.createElement('style'); st.textContent = css; document.head.append(st); }, argOf('--css'));
-  const ff = args.includes('--idle') ? xvnc.run(['sleep', '600']) : xvnc.run(['env', 'SDL_RENDER_DRIVER=software', 'ffplay', '-loglevel', 'quiet', '-an', '-noborder', '-left', '0', '-top', '0', '-f', 'lavfi', '-i', `testsrc2=size=${w}x${h}:rate=60`]);
+  const ff = args.includes('--spheres') ? xvnc.run(['/opt/VirtualGL/bin/vglrun', '-d', 'egl0', '/opt/VirtualGL/bin/glxspheres64', '-w', '1240x900']) : args.includes('--idle') ? xvnc.run(['sleep', '600']) : xvnc.run(['ffplay', '-loglevel', 'quiet', '-an', '-noborder', '-left', '0', '-top', '0', '-f', 'lavfi', '-i', `testsrc2=size=${w}x${h}:rate=60`], { SDL_RENDER_DRIVER: 'software' });
   try {
     await new Promise((r) => setTimeout(r, 1500));
-    await viewer.connect('p');
+    await xvnc.open(viewer, 'p');
     await new Promise((r) => setTimeout(r, 1500));
     const cdp = argOf('--cpu-prof') ? viewer.page : null;
     if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
@@ -110,8 +113,11 @@ async function main(): Promise<void> {
     const measure = async () => {
       f0 = await viewer.framesDrawn();
       a = threads(roots, xvnc.display);
+      const u0 = process.cpuUsage();
       await new Promise((r) => setTimeout(r, SECONDS * 1000));
+      const u1 = process.cpuUsage(u0);
       b = threads(roots, xvnc.display);
+      console.log(`harness: user ${(u1.user / 1e4 / SECONDS).toFixed(1)}%, system ${(u1.system / 1e4 / SECONDS).toFixed(1)}%`);
       f1 = await viewer.framesDrawn();
     };
     const traceFile = argOf('--trace');

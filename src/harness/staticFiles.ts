@@ -11,12 +11,13 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
   '.json': 'application/json',
   '.woff2': 'font/woff2',
+  '.wasm': 'application/wasm',
 };
 
 /** The same policy the Electron window gets: nothing but our own files and loopback sockets. */
 export const CSP = [
   "default-src 'self'",
-  "script-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "connect-src 'self' ws://127.0.0.1:*",

@@ -58,7 +58,9 @@ export function mainWindowOptions(preloadPath: string, bounds: WindowBounds, ico
 
 /**
  * The Content-Security-Policy sent with every renderer response (protocol handler) and, in dev,
- * added to the Vite dev server's responses. No inline or eval'd script in production; styles set
+ * added to the Vite dev server's responses. No inline or eval'd script in production; WebAssembly may
+ * compile ('wasm-unsafe-eval': the viewer's JPEG decoder, src/renderer/viewer/jpegWasm.ts), which
+ * runs no JavaScript and reaches nothing the page could not. Styles set
  * through React's `style` prop go through CSSOM and are not affected by style-src. connect-src
  * allows the loopback viewer channel (ws://127.0.0.1, token + Origin checked by the core) only.
  */
@@ -68,7 +70,7 @@ export function contentSecurityPolicy(opts: { dev?: boolean; devServerOrigin?: s
   const devWs = devOrigin.replace(/^http/, 'ws');
   const directives: [string, string[]][] = [
     ['default-src', ["'none'"]],
-    ['script-src', dev ? ["'self'", "'unsafe-inline'", devOrigin] : ["'self'"]],
+    ['script-src', dev ? ["'self'", "'wasm-unsafe-eval'", "'unsafe-inline'", devOrigin] : ["'self'", "'wasm-unsafe-eval'"]],
     ['style-src', dev ? ["'self'", "'unsafe-inline'", devOrigin] : ["'self'"]],
     // noVNC draws its cursor from data: URLs; screenshots/clipboard images use blob:.
     ['img-src', ["'self'", 'data:', 'blob:']],

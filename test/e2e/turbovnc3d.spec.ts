@@ -48,6 +48,8 @@ test('a 3D program on a TurboVNC desktop renders through VirtualGL and is drawn 
   await expect(row).toBeVisible();
   await row.getByRole('button', { name: `View display ${display}` }).click();
   await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  // JPEG rectangles are decoded by the WebAssembly decoder (the page's CSP lets it compile), not ImageDecoder.
+  await expect(page.getByTestId('vnc-screen')).toHaveAttribute('data-jpeg-decoder', 'webassembly');
   await expect.poll(() => canvasSize(page)).toEqual({ w: 1024, h: 768 });
   await expect.poll(() => windowViewable(env.bed.home, display, env.desktop.terminalTitle), { timeout: 30_000 }).toBe(true);
   const full = { x: 0, y: 0, w: 1024, h: 768 };

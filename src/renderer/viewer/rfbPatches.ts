@@ -1,4 +1,6 @@
 import type RFB from '@novnc/novnc';
+import { decodeJpegRgba } from './jpegWasm';
+import { patchTightPalette, type TightInternals } from './tightPalette';
 
 /**
  * noVNC 1.7 internals gpu-desk hooks into (pinned version; checkRfbInternals() fails loudly if an
@@ -6,7 +8,10 @@ import type RFB from '@novnc/novnc';
  * - _sendEncodings: noVNC's order is fixed and it never sends TurboVNC's fine-grained quality or
  *   subsampling; we send our own list.
  * - _display.imageRect/drawImage: noVNC decodes each JPEG by base64-encoding it into a data: URL
- *   for an <img>; WebCodecs' ImageDecoder decodes the bytes directly, off the main thread.
+ *   for an <img>; we decode it synchronously in WebAssembly (jpegWasm.ts), or with WebCodecs'
+ *   ImageDecoder until that has loaded.
+ * - the Tight decoder's _paletteRect/_monoRect: noVNC expands indexed pixels a byte at a time; we
+ *   write whole 32-bit pixels (TurboVNC sends most of a moving desktop this way).
  * - _display.pending: noVNC waits for every frame to finish decoding before parsing the next one;
  *   allowing a few frames in flight keeps the decoder busy while the next frame is parsed.
  * - _display.flip / _handleRect / _sendKeyEvent paths: counted for the HUD (fps, encoding, latency).
@@ -25,6 +30,7 @@ interface DisplayInternals {
   _drawCtx: CanvasRenderingContext2D;
   _damage(x: number, y: number, w: number, h: number): void;
   imageRect(x: number, y: number, w: number, h: number, mime: string, arr: Uint8Array): void;
+  blitImage(x: number, y: number, w: number, h: number, arr: Uint8Array, offset: number, fromQueue: boolean): void;
   drawImage(img: CanvasImageSource, ...args: number[]): void;
   pending(): boolean;
   flip(fromQueue?: boolean): void;
@@ -158,15 +164,26 @@ class PendingImage {
 export interface FastPathOptions {
   /** Frames allowed in the render queue before noVNC stops parsing (noVNC's own: 0). */
   maxQueued: number;
+  /** Decode JPEG rectangles synchronously in WebAssembly once it has loaded (else ImageDecoder only). */
+  wasmJpeg: boolean;
+  /** Expand Tight's indexed rectangles 32 bits at a time (installPalette32). */
+  palette32: boolean;
 }
 
 export function installFastPath(rfb: RFB, opts: FastPathOptions): void {
   const d = internals(rfb)._display;
   d.imageRect = (x, y, w, h, mime, arr) => {
     if (w === 0 || h === 0) return;
+    const rgba = opts.wasmJpeg && mime === 'image/jpeg' ? decodeJpegRgba(arr, w, h) : null;
+    if (rgba) {
+      // blitImage draws at once, or queues a copy behind a frame still waiting on ImageDecoder.
+      d.blitImage(x, y, w, h, rgba, 0, false);
+      return;
+    }
     // Both decoders copy the bytes before returning, so noVNC may reuse its receive queue at once.
     d._renderQPush({ type: 'img', img: new PendingImage(arr, mime), x, y, width: w, height: h });
   };
+  if (opts.palette32) installPalette32(rfb);
   const origDraw = d.drawImage.bind(d);
   d.drawImage = (img: CanvasImageSource, ...args: number[]) => {
     if (img instanceof PendingImage) {
@@ -184,6 +201,12 @@ export function installFastPath(rfb: RFB, opts: FastPathOptions): void {
     for (const a of d._renderQ as { type: string }[]) if (a.type === 'flip') flips++;
     return flips >= opts.maxQueued;
   };
+}
+
+/** The Tight decoder's palette expansion, 32 bits at a time (tightPalette.ts). */
+function installPalette32(rfb: RFB): void {
+  const tight = (rfb as unknown as { _decoders: Record<number, TightInternals | undefined> })._decoders[7];
+  if (tight && typeof tight._getScratchBuffer === 'function') patchTightPalette(tight);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ViewerPrefs, ViewerTicket } from '../../shared/models';
 import { CountingChannel } from './channel';
 import { ENC, encodingLabel, encodingList } from './encodings';
 import { checkRfbInternals, installDevicePixelScale, installDirectDraw, installFastPath, installHooks, installOffscreen, internals, offscreenContext, overrideEncodings, requestFullUpdate } from './rfbPatches';
+import { loadJpegWasm } from './jpegWasm';
 import { SampleRing, median, type ViewerSample } from './stats';
 import { adaptStep, initialAdaptive, type AdaptiveState } from './adaptive';
 
@@ -66,7 +67,14 @@ export class ViewerSession {
     checkRfbInternals(this.rfb);
     overrideEncodings(this.rfb, () => this.encodingList());
     if (opts.fastPath !== false) {
-      installFastPath(this.rfb, { maxQueued: 3 });
+      // ?imagedecoder: every JPEG through ImageDecoder, as before the WebAssembly decoder; ?palette8:
+      // noVNC's own palette expansion (both only to compare in the bench, e.g. --variant '&imagedecoder=1').
+      const flags = new URLSearchParams(globalThis.location?.search ?? '');
+      const wasmJpeg = !flags.has('imagedecoder');
+      // The element says which JPEG decoder draws (the e2e checks the page's CSP lets WebAssembly load).
+      opts.target.dataset.jpegDecoder = 'imagedecoder';
+      if (wasmJpeg) void loadJpegWasm().then((ok) => { if (ok) opts.target.dataset.jpegDecoder = 'webassembly'; });
+      installFastPath(this.rfb, { maxQueued: 3, wasmJpeg, palette32: !flags.has('palette8') });
       installDirectDraw(this.rfb);
       installOffscreen(this.rfb);
     }
