@@ -62,17 +62,18 @@ function installRectCensus(): void {
   const st = window.__gpuDeskViewer.channel.stats as { messagesIn: number; bytesIn: number };
   const c: Census = { updates: 0, t0: performance.now(), m0: st.messagesIn, b0: st.bytesIn, kinds: {} };
   window.__rectCensus = c;
-  const wrap = (name: string, kind: string) => {
+  // `first`: where x, y, width, height start among the method's arguments (_basicRect takes ctl first).
+  const wrap = (name: string, kind: string, first = 0) => {
     const orig = tight[name].bind(tight);
-    tight[name] = (x, y, w, h, ...rest) => {
-      const done = orig(x, y, w, h, ...rest);
-      if (done) { const k = (c.kinds[kind] ??= { n: 0, px: 0 }); k.n++; k.px += (w as number) * (h as number); }
+    tight[name] = (...a) => {
+      const done = orig(...a);
+      if (done) { const k = (c.kinds[kind] ??= { n: 0, px: 0 }); k.n++; k.px += (a[first + 2] as number) * (a[first + 3] as number); }
       return done;
     };
   };
   wrap('_fillRect', 'fill');
   wrap('_jpegRect', 'jpeg');
-  wrap('_basicRect', 'basic');
+  wrap('_basicRect', 'basic', 1);
   const origFbu = rfb._framebufferUpdate.bind(rfb);
   rfb._framebufferUpdate = () => { const done = origFbu(); if (done) c.updates++; return done; };
 }

@@ -6,7 +6,7 @@ import { cleanupAll, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import { probeServer, queryGpus } from '../../../src/core/remote/probe';
-import { killSession, listSessions, newOneTimePassword, sessionEndpoint, startSession } from '../../../src/core/remote/vncSessions';
+import { endpointFromListing, killSession, listSessions, newOneTimePassword, quickEndpoint, sessionEndpoint, startSession } from '../../../src/core/remote/vncSessions';
 import { shellCommand } from '../../../src/core/remote/shellQuote';
 import { applyPlan } from '../../../src/core/remote/planRunner';
 import type { SetupPlan } from '../../../src/core/remote/types';
@@ -227,6 +227,10 @@ describe('TurboVNC 3.3 sessions on the real bed', { timeout: 300_000 }, () => {
     // Both wrappers report every pid file in the shared ~/.vnc: still one entry per session.
     expect(list.filter((x) => x.display === t.display)).toEqual([expect.objectContaining({ flavor: 'turbovnc', pid: t.pid, unixPath: t.unixPath })]);
     expect(list.filter((x) => x.display === g.display)).toEqual([expect.objectContaining({ flavor: 'tigervnc', pid: g.pid, port: 5900 + g.display, unixPath: null })]);
+    // The viewer's quick look at one display (its pid file, process and listeners) says what the whole listing says.
+    expect(await quickEndpoint(conn, t.display)).toEqual({ kind: 'unix', path: t.unixPath, flavor: 'turbovnc' });
+    expect(await quickEndpoint(conn, g.display)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 5900 + g.display, flavor: 'tigervnc' });
+    for (const d of [t.display, g.display]) expect(await quickEndpoint(conn, d)).toEqual(await endpointFromListing(conn, d));
     const r = await probeServer(conn);
     expect(r.sessions.filter((x) => x.display === t.display || x.display === g.display).map((x) => [x.display, x.flavor])).toEqual(
       [[t.display, 'turbovnc'], [g.display, 'tigervnc']].sort((a, b) => (a[0] as number) - (b[0] as number)),
@@ -255,6 +259,14 @@ describe('TurboVNC 3.3 sessions on the real bed', { timeout: 300_000 }, () => {
       s = await startSession(conn, { geometry: '800x600', windowManager: '/usr/bin/xterm', virtualgl: 'off' });
       started.push(s.display);
       expect(s.display).not.toBe(d);
+      // A pid file whose process is another account's (here root's sleep), then one whose process is
+      // gone, is no session, for the viewer's quick look as for the whole listing.
+      expect(await quickEndpoint(conn, d)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 5900 + d, flavor: null });
+      expect(await endpointFromListing(conn, d)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 5900 + d, flavor: null });
+      const gone = spawn('true');
+      await new Promise((r) => gone.once('exit', r));
+      fs.writeFileSync(pidFile, `${gone.pid}\n`);
+      expect(await quickEndpoint(conn, d)).toEqual(await endpointFromListing(conn, d));
     } finally {
       fs.rmSync(pidFile, { force: true });
       stopping.kill('SIGKILL');
