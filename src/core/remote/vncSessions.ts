@@ -69,7 +69,12 @@ export async function endpointFromListing(session: SshSession, display: number, 
   const s = (await listSessions(session, opts)).find((x) => x.display === display);
   if (s?.unixPath) return { kind: 'unix', path: s.unixPath, flavor: s.flavor };
   // Not one of this account's sessions (another tool's, a system service): the conventional port.
-  return { kind: 'tcp', host: '127.0.0.1', port: s?.port ?? 5900 + display, flavor: s?.flavor ?? null };
+  return tcpEndpoint(display, s?.port, s?.flavor ?? null);
+}
+
+/** TCP on the server's loopback: the port the session listens on, else the conventional 5900+n. */
+function tcpEndpoint(display: number, port: number | null | undefined, flavor: VncFlavor | null): SessionEndpoint {
+  return { kind: 'tcp', host: '127.0.0.1', port: port ?? 5900 + display, flavor };
 }
 
 /**
@@ -110,21 +115,19 @@ export async function quickEndpoint(session: SshSession, display: number, opts: 
   const optRoot = opts.optRoot ?? '/opt';
   const r = await session.exec(shScript(QUICK_ENDPOINT, [String(display)]), { timeoutMs: 15_000 });
   const lines = r.stdout.split('\n');
-  const notOurs: SessionEndpoint = { kind: 'tcp', host: '127.0.0.1', port: 5900 + display, flavor: null };
-  // No session of this account on :n (the listing would not name it either): the conventional port, as below.
-  if (lines.includes('@@nosession')) return notOurs;
+  // No session of this account on :n (the listing would not name it either): the conventional port.
+  if (lines.includes('@@nosession')) return tcpEndpoint(display, null, null);
   const val = (k: string) => lines.find((l) => l.startsWith(`@@${k} `))?.slice(k.length + 3).trim();
   const pid = Number(val('pid'));
   const exe = val('exe')?.replace(/ \(deleted\)$/, '');
   if (!lines.includes('@@end') || !Number.isInteger(pid) || !exe) return null;
   // The listing counts a process as a VNC server when its executable's path says so.
-  if (!/vnc/i.test(exe)) return notOurs;
+  if (!/vnc/i.test(exe)) return tcpEndpoint(display, null, null);
   if (!lines.includes('@@ss')) return null;
   const flavor = flavorOfExecutable(exe, `${optRoot}/TurboVNC/bin`);
   const uds = val('uds');
   if (flavor === 'turbovnc' && uds) return { kind: 'unix', path: uds, flavor };
-  const port = parseSsListeners(r.stdout).find((x) => x.pid === pid)?.port;
-  return { kind: 'tcp', host: '127.0.0.1', port: port ?? 5900 + display, flavor };
+  return tcpEndpoint(display, parseSsListeners(r.stdout).find((x) => x.pid === pid)?.port, flavor);
 }
 
 function checkDisplay(n: number): void {

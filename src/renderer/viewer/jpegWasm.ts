@@ -38,11 +38,6 @@ export function loadJpegWasm(binary?: ArrayBuffer): Promise<boolean> {
   return loading;
 }
 
-/** The decoder once loaded, else null. */
-export function jpegWasmReady(): boolean {
-  return mod !== null;
-}
-
 /**
  * The decoder's C++ builds its result as `new ImageData(new Uint8ClampedArray(view into its memory))`
  * through embind. Copying a Uint8Array view into a Uint8ClampedArray takes V8's element-by-element

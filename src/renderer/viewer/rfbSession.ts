@@ -58,9 +58,11 @@ export class ViewerSession {
     this.turbo = opts.ticket.flavor === 'turbovnc';
     this.adaptive = initialAdaptive(this.prefs.quality, this.prefs.compression);
     this.channel = new CountingChannel(opts.ticket.url);
-    // ?offscreen: draw through an OffscreenCanvas (installOffscreen). Not the default: in bench:viewer
-    // on TigerVNC at 1080p it got fewer updates from the server and slower key echoes (docs/bench-viewer.md).
-    const offscreen = opts.fastPath !== false && new URLSearchParams(globalThis.location?.search ?? '').has('offscreen');
+    // Page flags, for measuring in the bench. ?offscreen: draw through an OffscreenCanvas (installOffscreen).
+    // Not the default: in bench:viewer on TigerVNC at 1080p it got fewer updates from the server and
+    // slower key echoes (docs/bench-viewer.md).
+    const flags = new URLSearchParams(globalThis.location?.search ?? '');
+    const offscreen = opts.fastPath !== false && flags.has('offscreen');
     this.rfb = withOpaqueCanvases(opts.fastPath !== false, offscreen, () => new RFB(opts.target, this.channel, {
       credentials: opts.ticket.vncPassword ? { password: opts.ticket.vncPassword } : undefined,
     }));
@@ -69,7 +71,6 @@ export class ViewerSession {
     if (opts.fastPath !== false) {
       // ?imagedecoder: every JPEG through ImageDecoder, as before the WebAssembly decoder; ?palette8:
       // noVNC's own palette expansion (both only to compare in the bench, e.g. --variant '&imagedecoder=1').
-      const flags = new URLSearchParams(globalThis.location?.search ?? '');
       const wasmJpeg = !flags.has('imagedecoder');
       // The element says which JPEG decoder draws (the e2e checks the page's CSP lets WebAssembly load).
       opts.target.dataset.jpegDecoder = 'imagedecoder';
