@@ -238,10 +238,14 @@ async function keysAndConnect(flavour: Flavour, viewer: BrowserViewer, bed: Awai
     const how = flavour === 'TigerVNC' ? 'Connect clicked' : '"View display N" clicked, after the probe,';
     if (want('connect')) {
       const times: number[] = [];
+      const phases: Record<string, number>[] = [];
       for (let i = 0; i < 5; i++) {
         times.push(flavour === 'TigerVNC' ? await viewer.connect(name) : await viewer.viewSession(name, keyDesk.display));
+        phases.push(viewer.lastPhases);
         await viewer.disconnect();
       }
+      const phase = (k: string) => fmt(median(phases.map((p) => p[k] ?? NaN)), 0);
+      line(`${flavour} connect phases (medians, ms after the click): ticket ${phase('ticket')}, channel open ${phase('wsopen')}, first bytes ${phase('firstmsg')}, RFB ready ${phase('rfbconnect')}, first frame ${fmt(median(times), 0)}`);
       judge(`${flavour} connect time (${how} -> first frame drawn, loopback): median ${fmt(median(times), 0)} ms of 5 [${times.map((x) => fmt(x, 0)).join(', ')}] (target <= ${CONNECT_MS} ms)`, median(times) <= CONNECT_MS);
     }
     if (want('latency')) {

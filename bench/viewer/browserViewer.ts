@@ -16,6 +16,9 @@ const hasHeading = (name: string) => [...document.querySelectorAll('h1, h2')].so
  * bare CDP pipe (see cdp.ts: no Network domain, so no per-WebSocket-frame instrumentation).
  */
 export class BrowserViewer {
+  /** The last connect's phases (ms after the click): ticket, wsopen, firstmsg, rfbconnect. */
+  lastPhases: Record<string, number> = {};
+
   private constructor(readonly browser: CdpBrowser, readonly page: CdpPage, private readonly harness: Harness) {}
 
   /** The harness this viewer's page talks to (another viewer of the same app may open beside it). */
@@ -76,12 +79,21 @@ export class BrowserViewer {
   }
 
   /** Milliseconds from the marked click to the viewer's first frame drawn. */
-  private untilFirstFrame(): Promise<number> {
-    return this.page.waitFor(() => {
+  private async untilFirstFrame(): Promise<number> {
+    const ms = await this.page.waitFor(() => {
       const w = window as unknown as { __clickAt?: number; __gpuDeskViewer?: { firstFrameAt: number | null } };
       const f = w.__gpuDeskViewer?.firstFrameAt;
       return f != null && w.__clickAt !== undefined && f > w.__clickAt ? f - w.__clickAt : null;
     }, undefined, { everyMs: 5, what: 'the first frame' });
+    // The viewer's own marks (ViewerScreen, channel.ts, rfbSession.ts), in ms after the click.
+    this.lastPhases = await this.page.evaluate(() => {
+      const c = (window as unknown as { __clickAt: number }).__clickAt;
+      const out: Record<string, number> = {};
+      for (const m of performance.getEntriesByType('mark')) if (m.name.startsWith('gd:') && m.startTime >= c) out[m.name.slice(3)] ??= m.startTime - c;
+      performance.clearMarks();
+      return out;
+    });
+    return ms;
   }
 
   /** After a failed step: every connection closed and the page back on the Servers screen. */

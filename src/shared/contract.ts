@@ -214,6 +214,8 @@ export const methods = {
   'viewer.open': m(z.strictObject({ connectionId: id, display }), out<ViewerTicket>()),
   'viewer.close': m(z.strictObject({ viewerId: id }), out<void>()),
   'viewer.stats': m(z.strictObject({ viewerId: id }), out<ByteCounters>()),
+  /** The one-time password of a ticket with passwordLater (waits for its fetch; null when none came). */
+  'viewer.password': m(z.strictObject({ viewerId: id }), out<{ password: string | null }>()),
 
   /** Partitions (with their GPUs) and accounts the cluster offers, for a cluster profile's form. */
   'clusters.defaults': m(byConnection, out<ClusterDefaultsView>()),

@@ -300,6 +300,11 @@ export interface ViewerTicket {
   flavor: VncFlavor;
   /** The session's VNC password, when it has one: kept in memory by the viewer only. */
   vncPassword: string | null;
+  /**
+   * A one-time password is being fetched for this viewer: ask viewer.password once the server wants
+   * it (the fetch overlaps the connection's start instead of delaying it).
+   */
+  passwordLater?: boolean;
 }
 
 export interface ByteCounters {

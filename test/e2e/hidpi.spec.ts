@@ -47,9 +47,7 @@ async function screenUnlikeServer(page: Page, home: string, display: number, dpr
   return differingPixels(shown, await serverScreen(home, display, { x: 0, y: 0, ...DESK }));
 }
 
-// 150 % is not here yet: there the desktop's outermost device rows and columns still came out
-// blended with the page behind them (README, "The viewer in Electron and in the browser").
-for (const dpr of [1.25]) {
+for (const dpr of [1.25, 1.5]) {
   test.describe(`at ${dpr * 100} % (deviceScaleFactor ${dpr})`, () => {
     test.use({ deviceScaleFactor: dpr });
 

@@ -71,6 +71,7 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
     'viewer.open': { ...c, display: ctx.display },
     'viewer.close': { viewerId: 'v1' },
     'viewer.stats': { viewerId: 'v1' },
+    'viewer.password': { viewerId: 'v1' },
     'tunnels.list': {},
     'tunnels.open': { ...c, display: ctx.display },
     'tunnels.close': { tunnelId: ctx.tunnelId },

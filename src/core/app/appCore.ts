@@ -17,6 +17,9 @@ import { exportProfilesToFile, importProfilesFromFile } from '../profiles/exchan
 import type { FileDialogs } from './fileDialogs';
 import type { ChannelHub } from '../vnc/channelHub';
 import type { ChannelCounters } from '../vnc/pipe';
+import { openSpeakingFirst, RFB_38_CLIENT_VERSION } from '../vnc/rfbEarly';
+import { endpointInListing, type SessionEndpoint } from '../remote/vncSessions';
+import type { VncSessionInfo } from '../remote/types';
 import type { Emit, Handlers, ParsedInput } from '../../shared/contract';
 import type { AppSettings, ClusterJobView, ClusterViewerTicket, ConnectionView, ForwardSpec, ForwardView, KeyInstallView, KeyRemoveView, KeyView, Profile, SavedTunnelView, SettingsView, TunnelView, VncFlavor } from '../../shared/models';
 import { ClusterJobs, type LoginNode } from './clusterJobs';
@@ -88,7 +91,12 @@ interface Live {
   sftp: Promise<SFTPWrapper> | null;
   /** "hop fingerprint" of host keys the person accepted for this connection: the key-only proving login trusts them too. */
   accepted: Set<string>;
+  /** This account's sessions as the probe or the desktops list last saw them (openViewer uses a fresh one). */
+  listed?: { at: number; sessions: VncSessionInfo[] };
 }
+
+/** How long a listing stands for where a session is reached: about the time from seeing it to clicking it. */
+const LISTING_FRESH_MS = 60_000;
 
 /** A profile's password for one connection: the remembered one (tried first) and what the person typed. */
 interface PasswordState {
@@ -103,6 +111,8 @@ interface Viewer {
   counters: ChannelCounters;
   /** Drops the redaction of the viewer's one-time password: it is spent once the viewer closes. */
   release: () => void;
+  /** A one-time password still being fetched when the ticket went out (ViewerTicket.passwordLater). */
+  password?: Promise<string | null>;
   /** For a job's desktop: the Slurm job. */
   jobId?: string;
 }
@@ -114,6 +124,8 @@ interface Viewer {
 export class AppCore {
   private readonly live = new Map<string, Live>();
   private readonly viewers = new Map<string, Viewer>();
+  /** "profileId:display" → where that desktop was last found (memory only; see openViewer). */
+  private readonly endpoints = new Map<string, SessionEndpoint>();
   private readonly clusters: ClusterJobs;
   readonly prompts: PromptBroker;
   private readonly log: (line: string) => void;
@@ -193,13 +205,21 @@ export class AppCore {
         const l = this.ready(connectionId);
         const r = await this.deps.remote.probe(l.conn!);
         l.flavor = r.vnc.flavor;
+        l.listed = { at: Date.now(), sessions: r.sessions };
         return reportView(r);
       },
       'server.gpus': async ({ connectionId }) => ({ at: Date.now(), gpus: (await this.deps.remote.gpus(this.ready(connectionId).conn!)).map(gpuView) }),
-      'sessions.list': async ({ connectionId }) => (await this.deps.remote.listSessions(this.ready(connectionId).conn!)).map(sessionView),
+      'sessions.list': async ({ connectionId }) => {
+        const l = this.ready(connectionId);
+        const sessions = await this.deps.remote.listSessions(l.conn!);
+        l.listed = { at: Date.now(), sessions };
+        return sessions.map(sessionView);
+      },
       'sessions.start': async ({ connectionId, display, geometry, windowManager, transport }) => {
         const l = this.ready(connectionId);
+        l.listed = undefined;
         const s = await this.deps.remote.startSession(l.conn!, { display, geometry, windowManager, transport });
+        this.endpoints.delete(`${l.profile.id}:${s.display}`);
         l.flavor = s.flavor;
         if (s.password) {
           l.vncPasswords.get(s.display)?.release();
@@ -212,6 +232,8 @@ export class AppCore {
         for (const v of [...this.viewers.values()]) {
           if (v.connectionId === connectionId && v.display === display) this.closeViewer(v.id);
         }
+        l.listed = undefined;
+        this.endpoints.delete(`${l.profile.id}:${display}`);
         await this.deps.remote.killSession(l.conn!, display);
         l.vncPasswords.get(display)?.release();
         l.vncPasswords.delete(display);
@@ -220,6 +242,11 @@ export class AppCore {
       'setup.apply': (i) => this.applySetup(i),
       'viewer.open': ({ connectionId, display }) => this.openViewer(connectionId, display),
       'viewer.close': async ({ viewerId }) => this.closeViewer(viewerId),
+      'viewer.password': async ({ viewerId }) => {
+        const v = this.viewers.get(viewerId);
+        if (!v) throw new GpuDeskError('BAD_ARGUMENT', 'That viewer is closed', 'open the session again');
+        return { password: (await v.password) ?? null };
+      },
       'viewer.stats': async ({ viewerId }) => {
         const v = this.viewers.get(viewerId);
         if (!v) throw new GpuDeskError('BAD_ARGUMENT', 'That viewer is closed', 'open the session again');
@@ -748,20 +775,40 @@ export class AppCore {
   private async openViewer(connectionId: string, display: number) {
     const l = this.ready(connectionId);
     const conn = l.conn!;
-    const at = await this.deps.remote.endpoint(conn, display);
+    const key = `${l.profile.id}:${display}`;
+    // What the server page just listed is what the person clicked: no second look-up then.
+    const listed = l.listed && Date.now() - l.listed.at < LISTING_FRESH_MS && l.listed.sessions.some((x) => x.display === display) ? endpointInListing(l.listed.sessions, display) : null;
+    // Else where this profile's display was found last time (a reconnect, Connect again): used at once
+    // and looked up again beside the connection; a different answer closes this viewer, whose retry
+    // then goes where the server now says.
+    const remembered = listed ? null : (this.endpoints.get(key) ?? null);
+    const at = listed ?? remembered ?? (await this.deps.remote.endpoint(conn, display));
+    this.endpoints.set(key, at);
     const flavor = at.flavor ?? l.flavor;
+    const reach = (e: SessionEndpoint): Promise<Duplex> => (e.kind === 'unix' ? conn.forwardOutUnix(e.path) : conn.forwardOut(e.host, e.port));
+    // Should the listed or remembered session be gone by the time the stream opens, the display is looked up again.
+    const openRaw = listed || remembered ? () => reach(at).catch(async () => reach(await this.deps.remote.endpoint(conn, display))) : () => reach(at);
+    // A known TurboVNC session: the viewer's version goes first (rfbEarly.ts: TurboVNC waits 100 ms otherwise).
+    const speakFirst = at.flavor === 'turbovnc';
+    // The stream opens while the one-time password is fetched and the page is told where to connect.
+    const ticket = this.deps.hub.register(speakFirst ? () => openSpeakingFirst(openRaw) : openRaw, { eager: true, ...(speakFirst ? { sentForViewer: RFB_38_CLIENT_VERSION } : {}) });
     // A TurboVNC session we did not start, or whose one-time password is spent (every reconnect of the
-    // viewer opens it again), gets a fresh one.
-    if (flavor === 'turbovnc' && !l.vncPasswords.has(display)) {
-      const otp = await this.deps.remote.oneTimePassword(conn, display).catch(() => null);
-      if (otp) l.vncPasswords.set(display, { password: otp, once: true, release: registerSecret(otp) });
-    }
+    // viewer opens it again), gets a fresh one. The ticket does not wait for it: the page connects and
+    // asks for it (viewer.password) when the server wants it, so the fetch overlaps the handshake.
+    const later = flavor === 'turbovnc' && !l.vncPasswords.has(display) ? heldSecret(this.deps.remote.oneTimePassword(conn, display).catch(() => null)) : null;
     const remotePort = at.kind === 'tcp' ? at.port : null;
-    const ticket = this.deps.hub.register((): Promise<Duplex> => (at.kind === 'unix' ? conn.forwardOutUnix(at.path) : conn.forwardOut(at.host, at.port)));
-    const pw = l.vncPasswords.get(display) ?? null;
+    const pw = later ? null : (l.vncPasswords.get(display) ?? null);
     // A one-time password goes with this viewer: registered until it closes, then spent.
     if (pw?.once) l.vncPasswords.delete(display);
-    this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters, release: pw?.once ? pw.release : () => {} });
+    this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters, release: later?.release ?? (pw?.once ? pw.release : () => {}), ...(later ? { password: later.value } : {}) });
+    if (remembered) {
+      void this.deps.remote.endpoint(conn, display).then((now) => {
+        this.endpoints.set(key, now);
+        if (sameEndpoint(now, remembered) || !this.viewers.has(ticket.id)) return;
+        this.log(`[${l.profile.name}] display :${display} has moved; reconnecting its viewer`);
+        this.closeViewer(ticket.id);
+      }, () => {});
+    }
     return {
       viewerId: ticket.id,
       url: `${this.deps.channelBase()}${ticket.path}`,
@@ -770,6 +817,7 @@ export class AppCore {
       remoteSocket: at.kind === 'unix' ? at.path : null,
       flavor,
       vncPassword: pw?.password ?? null,
+      passwordLater: later !== null,
     };
   }
 
@@ -793,7 +841,7 @@ export class AppCore {
       await this.clusters.closeLink(jobId);
       throw e;
     }
-    const ticket = this.deps.hub.register(() => link.open());
+    const ticket = this.deps.hub.register(() => openSpeakingFirst(() => link.open()), { eager: true, sentForViewer: RFB_38_CLIENT_VERSION });
     this.viewers.set(ticket.id, { id: ticket.id, connectionId, display: link.info.display, counters: ticket.counters, release: registerSecret(otp), jobId });
     return {
       viewerId: ticket.id,
@@ -891,4 +939,22 @@ function remember(v: string | null): string | null {
 /** zod leaves an absent optional field as `undefined`, which must not overwrite a saved value. */
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * A secret still on its way (a one-time password being fetched): registered for redaction once it
+ * arrives, and released by `release` whether that comes before or after.
+ */
+function heldSecret(p: Promise<string | null>): { value: Promise<string | null>; release: () => void } {
+  let released = false;
+  let drop: (() => void) | null = null;
+  const value = p.then((v) => {
+    if (v && !released) drop = registerSecret(v);
+    return released ? null : v;
+  });
+  return { value, release: () => { released = true; drop?.(); drop = null; } };
+}
+
+function sameEndpoint(a: SessionEndpoint, b: SessionEndpoint): boolean {
+  return a.flavor === b.flavor && (a.kind === 'unix' ? b.kind === 'unix' && a.path === b.path : b.kind === 'tcp' && a.host === b.host && a.port === b.port);
 }

@@ -66,7 +66,12 @@ export async function sessionEndpoint(session: SshSession, display: number, opts
 
 /** The endpoint as the whole listing says (what quickEndpoint must agree with; its test compares them). */
 export async function endpointFromListing(session: SshSession, display: number, opts: SessionOptions = {}): Promise<SessionEndpoint> {
-  const s = (await listSessions(session, opts)).find((x) => x.display === display);
+  return endpointInListing(await listSessions(session, opts), display);
+}
+
+/** Where display :n is reached, by a listing of this account's sessions (the probe's, or listSessions'). */
+export function endpointInListing(sessions: readonly VncSessionInfo[], display: number): SessionEndpoint {
+  const s = sessions.find((x) => x.display === display);
   if (s?.unixPath) return { kind: 'unix', path: s.unixPath, flavor: s.flavor };
   // Not one of this account's sessions (another tool's, a system service): the conventional port.
   return tcpEndpoint(display, s?.port, s?.flavor ?? null);

@@ -17,10 +17,29 @@ export interface ChannelTicket {
   counters: ChannelCounters;
 }
 
+/** How a ticket's stream is opened (see register). */
+export interface ChannelOpenOptions {
+  /**
+   * Open the stream now, while the page is still being told where to connect, instead of when its
+   * WebSocket arrives: the VNC server's greeting (and TurboVNC's own wait, see rfbEarly.ts) overlaps
+   * the rest of the ticket's way. A stream nobody claims is closed when the ticket expires or is revoked.
+   */
+  eager?: boolean;
+  /**
+   * Bytes the opener already sent to the server on the viewer's behalf: the viewer's first bytes must
+   * be exactly these, and are dropped (anything else closes the channel).
+   */
+  sentForViewer?: Buffer;
+}
+
 interface Pending {
   id: string;
   token: Buffer;
   open: () => Promise<Duplex>;
+  /** The stream opened at register time (eager tickets). */
+  early?: Promise<Duplex>;
+  sentForViewer?: Buffer;
+  expiryTimer?: ReturnType<typeof setTimeout>;
   counters: ChannelCounters;
   expires: number;
   used: boolean;
@@ -43,11 +62,20 @@ export class ChannelHub {
   constructor(private readonly opts: ChannelHubOptions) {}
 
   /** Registers a stream opener; the first WebSocket presenting the token gets the stream. */
-  register(open: () => Promise<Duplex>): ChannelTicket {
+  register(open: () => Promise<Duplex>, opts: ChannelOpenOptions = {}): ChannelTicket {
     const id = randomBytes(9).toString('base64url');
     const token = randomBytes(24);
     const counters: ChannelCounters = { bytesIn: 0, bytesOut: 0, open: false };
-    this.pending.set(id, { id, token, open, counters, expires: Date.now() + (this.opts.ticketTtlMs ?? 60_000), used: false });
+    const ttl = this.opts.ticketTtlMs ?? 60_000;
+    const p: Pending = { id, token, open, counters, expires: Date.now() + ttl, used: false, sentForViewer: opts.sentForViewer };
+    if (opts.eager) {
+      p.early = open();
+      // Failures are reported when the page connects; until then nobody is waiting on it.
+      p.early.catch(() => {});
+      p.expiryTimer = setTimeout(() => { if (!p.used) this.revoke(id); }, ttl + 1000);
+      p.expiryTimer.unref?.();
+    }
+    this.pending.set(id, p);
     return { id, path: `/vnc/${id}?token=${token.toString('base64url')}`, counters };
   }
 
@@ -55,7 +83,11 @@ export class ChannelHub {
   revoke(id: string): void {
     const p = this.pending.get(id);
     this.pending.delete(id);
-    p?.close?.();
+    if (!p) return;
+    if (p.expiryTimer) clearTimeout(p.expiryTimer);
+    if (p.close) p.close();
+    // An eager stream the page never claimed.
+    else if (p.early && !p.used) void p.early.then((s) => s.destroy(), () => {});
   }
 
   /** For an http server that also serves other things: returns false when the request is not ours. */
@@ -86,7 +118,7 @@ export class ChannelHub {
   private async attach(p: Pending, ws: WebSocket): Promise<void> {
     let stream: Duplex;
     try {
-      stream = await p.open();
+      stream = await (p.early ?? p.open());
     } catch (e) {
       this.opts.log?.(`vnc channel ${p.id}: ${(e as Error).message}`);
       ws.close(1011, 'could not reach the VNC session');
@@ -96,7 +128,7 @@ export class ChannelHub {
       stream.destroy();
       return;
     }
-    p.close = pipeStreamToSocket(stream, ws, p.counters);
+    p.close = pipeStreamToSocket(stream, ws, p.counters, { sentForViewer: p.sentForViewer });
   }
 
   /** Standalone loopback listener (the Electron main process has no other http server). */

@@ -101,6 +101,7 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
     };
     (async () => {
       let ticket;
+      performance.mark('gd:effect');
       try {
         if (job) {
           const jt = await api.invoke('clusters.viewer', { connectionId, jobId: job });
@@ -118,6 +119,7 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
         void api.invoke('viewer.close', { viewerId: ticket.viewerId });
         return;
       }
+      performance.mark('gd:ticket');
       viewerId.current = ticket.viewerId;
       setTurbo(ticket.flavor === 'turbovnc');
       setPhase(retries.current > 0 ? 'reconnecting' : 'connecting');
@@ -153,6 +155,7 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
         },
         onQualityChange: (quality, compression) => setLive({ quality, compression }),
         onCredentialsRequired: () => { if (!cancelled) setAskPassword(true); },
+        fetchPassword: async () => (await api.invoke('viewer.password', { viewerId: ticket.viewerId })).password,
       });
       session.current = s;
       if (new URLSearchParams(location.search).has('debug')) window.__gpuDeskViewer = s;

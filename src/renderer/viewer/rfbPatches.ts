@@ -293,11 +293,54 @@ export function installDevicePixelScale(rfb: RFB, oneToOne: () => boolean): () =
   // blends the edge row and column with the background. A sub-pixel translate puts it back.
   let dx = 0;
   let dy = 0;
+  /**
+   * At a fractional ratio the canvas's size cannot be given in CSS: layout keeps lengths in 1/64 CSS
+   * px, and 640 device px at 150 % is 426.67 CSS px, which comes out a hair too small or too large,
+   * so the desktop's last column and row were resampled and blended with the page. Instead the canvas
+   * is laid out at a whole number of CSS px (its device size) and scaled by 1/ratio in a transform,
+   * which is kept in floating point; its margins give it the footprint of its visible size, centred
+   * as noVNC centres it, so scrolling and centring stay as they were, and put its corner on a whole
+   * device pixel (hidpi.spec compares the composited screen with the server's own at 125 and 150 %).
+   */
+  let composed: { w: number; h: number; dpr: number } | null = null;
+  const transform = () => {
+    const t = dx !== 0 || dy !== 0 ? `translate(${dx}px, ${dy}px)` : '';
+    canvas.style.transform = composed ? `${t} scale(${1 / composed.dpr})`.trim() : t;
+  };
+  const footprint = () => {
+    if (!composed) return;
+    const box = canvas.parentElement;
+    if (!box) return;
+    const vw = composed.w / composed.dpr;
+    const vh = composed.h / composed.dpr;
+    // The canvas's own corner on a whole device pixel, from layout alone: a multiple of `grid` CSS px
+    // is a whole number of device px and exact in layout's 1/64 px (3 device px = 2 CSS px at 150 %).
+    const grid = layoutGrid(composed.dpr);
+    const b = box.getBoundingClientRect();
+    const ox = b.left + box.clientLeft - box.scrollLeft;
+    const oy = b.top + box.clientTop - box.scrollTop;
+    const snap = (origin: number, want: number) => (grid ? Math.ceil((origin + want) / grid) * grid - origin : want);
+    const left = snap(ox, Math.max(0, (box.clientWidth - vw) / 2));
+    const top = snap(oy, Math.max(0, (box.clientHeight - vh) / 2));
+    const margin = `${top}px ${vw - composed.w}px ${vh - composed.h}px ${left}px`;
+    if (canvas.style.margin !== margin) canvas.style.margin = margin;
+  };
   const align = () => {
     const dpr = globalThis.devicePixelRatio || 1;
     if (!oneToOne() || Number.isInteger(dpr)) {
-      if (dx !== 0 || dy !== 0) canvas.style.transform = '';
-      dx = dy = 0;
+      if (dx !== 0 || dy !== 0) {
+        dx = dy = 0;
+        transform();
+      }
+      return;
+    }
+    // A composed canvas is put on the grid by its margins: layout snaps a translate's fractions away.
+    footprint();
+    if (composed) {
+      if (dx !== 0 || dy !== 0) {
+        dx = dy = 0;
+        transform();
+      }
       return;
     }
     const r = canvas.getBoundingClientRect();
@@ -306,19 +349,27 @@ export function installDevicePixelScale(rfb: RFB, oneToOne: () => boolean): () =
     if (Math.abs(fx) < 1e-3 && Math.abs(fy) < 1e-3) return;
     dx += fx;
     dy += fy;
-    canvas.style.transform = `translate(${dx}px, ${dy}px)`;
+    transform();
   };
   d._rescale = (factor: number) => {
     const dpr = globalThis.devicePixelRatio || 1;
     const exact = factor === 1 && oneToOne();
     orig(exact ? deviceExactScale(dpr) : factor);
     if (exact && !Number.isInteger(dpr)) {
-      // Layout keeps lengths in 1/64 CSS px: 640 device px at 150 % is 426.67 CSS px, which layout
-      // cuts to 426.656 (639.98 device px) and paint then shrinks the image by a column. Rounded
-      // up to the next 1/64 instead, the canvas covers its whole pixels and a hair more.
-      const s = d._scale;
-      canvas.style.width = `${Math.ceil(s * d._viewportLoc.w * 64) / 64}px`;
-      canvas.style.height = `${Math.ceil(s * d._viewportLoc.h * 64) / 64}px`;
+      const k = Math.max(1, Math.floor(dpr));
+      composed = { w: k * d._viewportLoc.w, h: k * d._viewportLoc.h, dpr };
+      canvas.style.width = `${composed.w}px`;
+      canvas.style.height = `${composed.h}px`;
+      canvas.style.transformOrigin = '0 0';
+      canvas.style.flexShrink = '0';
+      transform();
+    } else if (composed) {
+      composed = null;
+      // noVNC's own centring again.
+      canvas.style.margin = 'auto';
+      canvas.style.transformOrigin = '';
+      canvas.style.flexShrink = '';
+      transform();
     }
     align();
   };
@@ -333,6 +384,12 @@ export function installDevicePixelScale(rfb: RFB, oneToOne: () => boolean): () =
     box?.removeEventListener('scroll', align);
     globalThis.removeEventListener?.('resize', align);
   };
+}
+
+/** The smallest whole CSS length that is a whole number of device pixels at this ratio (null: none up to 64). */
+function layoutGrid(dpr: number): number | null {
+  for (let g = 1; g <= 64; g++) if (Math.abs(g * dpr - Math.round(g * dpr)) < 1e-6) return g;
+  return null;
 }
 
 /** The CSS scale that shows a remote pixel as a whole number of device pixels (see installDevicePixelScale). */

@@ -21,6 +21,8 @@ export interface ViewerSessionOptions {
   onQualityChange?(quality: number, compression: number): void;
   /** The session wants a VNC password we were not given (a desktop started outside gpu-desk). */
   onCredentialsRequired?(): void;
+  /** The ticket's one-time password, fetched while the connection started (ticket.passwordLater). */
+  fetchPassword?(): Promise<string | null>;
 }
 
 const REAL_ENCODINGS: Set<number> = new Set([ENC.raw, ENC.copyRect, ENC.rre, ENC.hextile, ENC.zlib, ENC.tight, ENC.zrle, ENC.jpeg, ENC.h264, ENC.tightPng]);
@@ -91,7 +93,10 @@ export class ViewerSession {
     });
     this.rfb.focusOnClick = true;
     this.applyPrefs(this.prefs);
-    this.rfb.addEventListener('connect', () => this.setState('connected'));
+    this.rfb.addEventListener('connect', () => {
+      performance.mark('gd:rfbconnect');
+      this.setState('connected');
+    });
     this.rfb.addEventListener('disconnect', (e) => {
       const clean = (e as CustomEvent<{ clean: boolean }>).detail?.clean ?? false;
       this.setState('disconnected', { clean });
@@ -100,12 +105,23 @@ export class ViewerSession {
       const reason = (e as CustomEvent<{ reason?: string }>).detail?.reason;
       this.setState('disconnected', { clean: false, reason: reason ? `VNC authentication failed: ${reason}` : 'VNC authentication failed' });
     });
-    this.rfb.addEventListener('credentialsrequired', () => {
+    const askPerson = () => {
       if (opts.onCredentialsRequired) opts.onCredentialsRequired();
       else {
         this.setState('disconnected', { clean: false, reason: 'The VNC session asks for a password gpu-desk does not have.' });
         this.rfb.disconnect();
       }
+    };
+    // The one-time password on its way is tried once; a session that asks again asks the person.
+    let later = opts.ticket.passwordLater === true && opts.fetchPassword !== undefined;
+    this.rfb.addEventListener('credentialsrequired', () => {
+      if (!later) return askPerson();
+      later = false;
+      opts.fetchPassword!().then((password) => {
+        if (this.state === 'disconnected') return;
+        if (password) this.rfb.sendCredentials({ password });
+        else askPerson();
+      }, askPerson);
     });
     this.rfb.addEventListener('clipboard', (e) => opts.onRemoteClipboard?.((e as CustomEvent<{ text: string }>).detail.text));
     // Input → next frame drawn: what the person at the keyboard perceives as lag.

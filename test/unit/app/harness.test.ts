@@ -178,15 +178,27 @@ describe('connect flow and viewer channel (real sshd, real Xvnc)', () => {
     const line = (otp: string) => `vncviewer -password ${otp}`;
     let killed = false;
     try {
-      const first = (await c.call('viewer.open', { connectionId, display })).value as { viewerId: string; vncPassword: string };
+      // The password printed at start-up comes with the first ticket; a fresh one is fetched for the next
+      // while the ticket goes out, and asked for (viewer.password) as the viewer connects.
+      const viewerWithOtp = async (later: boolean) => {
+        const t = (await c.call('viewer.open', { connectionId, display })).value as { viewerId: string; vncPassword: string | null; passwordLater: boolean };
+        expect(t.passwordLater).toBe(later);
+        if (!later) return { viewerId: t.viewerId, vncPassword: t.vncPassword! };
+        expect(t.vncPassword).toBeNull();
+        const got = (await c.call('viewer.password', { viewerId: t.viewerId })).value as { password: string };
+        return { viewerId: t.viewerId, vncPassword: got.password };
+      };
+      const first = await viewerWithOtp(false);
       expect(first.vncPassword).toMatch(/^\S{8}$/);
       expect(redactSecrets(line(first.vncPassword))).toBe('vncviewer -password [redacted]');
       // A second viewer gets its own fresh OTP; closing the first drops only the first.
-      const second = (await c.call('viewer.open', { connectionId, display })).value as { viewerId: string; vncPassword: string };
+      const second = await viewerWithOtp(true);
       expect(second.vncPassword).toMatch(/^\S{8}$/);
       expect(second.vncPassword).not.toBe(first.vncPassword);
       expect((await c.call('viewer.close', { viewerId: first.viewerId })).ok).toBe(true);
       expect(redactSecrets(line(first.vncPassword))).toBe(line(first.vncPassword));
+      // A closed viewer's password is not handed out again.
+      expect((await c.call('viewer.password', { viewerId: first.viewerId })).error?.code).toBe('BAD_ARGUMENT');
       expect(redactSecrets(line(second.vncPassword))).toBe('vncviewer -password [redacted]');
       // Killing the session closes its viewers, and with them their passwords' registrations.
       expect((await c.call('sessions.kill', { connectionId, display })).ok).toBe(true);
@@ -217,10 +229,14 @@ describe('connect flow and viewer channel (real sshd, real Xvnc)', () => {
       await c.call('prompts.answer', { promptId: (await c.nextEvent('prompt')).promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
       const connectionId = ((await again).value as { id: string }).id;
       // What the window does for such a profile: straight to the viewer, no probe and no session list first.
-      const ticket = (await c.call('viewer.open', { connectionId, display })).value as { url: string; vncPassword: string | null; remotePort: number | null; flavor: string };
-      expect(ticket).toMatchObject({ flavor: 'turbovnc', remotePort: 5900 + display, vncPassword: expect.stringMatching(/^\d{8}$/) });
-      const ws = new WebSocket(ticket.url, { origin: harness.origin });
-      const rfb = await rfbHandshake(createWebSocketStream(ws), ticket.vncPassword!, { init: true });
+      const ticket = (await c.call('viewer.open', { connectionId, display })).value as { url: string; viewerId: string; vncPassword: string | null; passwordLater: boolean; remotePort: number | null; flavor: string };
+      expect(ticket).toMatchObject({ flavor: 'turbovnc', remotePort: 5900 + display, vncPassword: null, passwordLater: true });
+      // The stream keeps what arrives (the greeting comes at once) until the handshake reads it.
+      const channel = createWebSocketStream(new WebSocket(ticket.url, { origin: harness.origin }));
+      // Asked for while the channel is already open, as the viewer does when the server wants it.
+      const otp = ((await c.call('viewer.password', { viewerId: ticket.viewerId })).value as { password: string }).password;
+      expect(otp).toMatch(/^\d{8}$/);
+      const rfb = await rfbHandshake(channel, otp, { init: true });
       expect(rfb).toMatchObject({ ok: true, width: 640, height: 480 });
       expect(rfb.name).toContain(`:${display}`);
       expect((await c.call('connections.close', { connectionId })).ok).toBe(true);

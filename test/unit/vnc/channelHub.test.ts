@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ChannelHub } from '../../../src/core/vnc/channelHub';
+import { openSpeakingFirst, RFB_38_CLIENT_VERSION } from '../../../src/core/vnc/rfbEarly';
 
 const ORIGIN = 'http://127.0.0.1:5555';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -34,6 +35,15 @@ async function hubWithEcho() {
     s.once('error', reject);
   });
   return { hub, port, echo, open };
+}
+
+/** Like connect, collecting messages from the start (an eager channel sends its first at once). */
+async function connectCollecting(url: string): Promise<{ ws: WebSocket; msgs: Buffer[] }> {
+  const msgs: Buffer[] = [];
+  const ws = new WebSocket(url, { origin: ORIGIN });
+  ws.on('message', (d: Buffer) => msgs.push(d));
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  return { ws, msgs };
 }
 
 function connect(url: string, origin?: string): Promise<WebSocket> {
@@ -99,6 +109,67 @@ describe('ChannelHub: the viewer byte channel', () => {
     const [code, reason] = await new Promise<[number, string]>((r) => ws.once('close', (c, why) => r([c, why.toString()])));
     expect(code).toBe(1011);
     expect(reason).toContain('could not reach');
+  });
+
+  it('an eager TurboVNC ticket: the stream opens at once and speaks the viewer\'s version; the viewer sees the exchange in protocol order and its own copy is dropped', async () => {
+    // A real TCP server speaking RFB's opening as TurboVNC does once the client spoke first: its
+    // version, and its security types as soon as the client's version is in.
+    const got: Buffer[] = [];
+    const sockets: net.Socket[] = [];
+    const srv = net.createServer((sock) => {
+      sockets.push(sock);
+      sock.write('RFB 003.008\n');
+      let seen = 0;
+      sock.on('data', (d) => {
+        got.push(d);
+        if (seen < 12 && (seen += d.length) >= 12) sock.write(Buffer.from([1, 2]));
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    cleanups.push(() => new Promise<void>((r) => { for (const x of sockets) x.destroy(); srv.close(() => r()); }));
+    const hub = new ChannelHub({ allowedOrigins: () => [ORIGIN] });
+    const port = await hub.listen();
+    cleanups.push(() => hub.close());
+    const tcp = () => new Promise<net.Socket>((resolve, reject) => {
+      const x = net.connect((srv.address() as net.AddressInfo).port, '127.0.0.1', () => resolve(x));
+      x.once('error', reject);
+    });
+    const t = hub.register(() => openSpeakingFirst(tcp), { eager: true, sentForViewer: RFB_38_CLIENT_VERSION });
+    // Before any page connects, the server already has the viewer's version.
+    await expect.poll(() => Buffer.concat(got).toString('latin1')).toBe('RFB 003.008\n');
+    const { ws, msgs } = await connectCollecting(`ws://127.0.0.1:${port}${t.path}`);
+    cleanups.push(() => ws.terminate());
+    // The greeting alone, though the security types are already waiting behind it.
+    await expect.poll(() => msgs.length).toBe(1);
+    expect(msgs[0].toString('latin1')).toBe('RFB 003.008\n');
+    await new Promise((r) => setImmediate(r));
+    expect(msgs).toHaveLength(1);
+    // The viewer answers as the protocol has it (split, to check partial matching) and picks a type.
+    ws.send(Buffer.from('RFB 003'));
+    ws.send(Buffer.from('.008\n'));
+    await expect.poll(() => Buffer.concat(msgs).length).toBe(14);
+    expect([...Buffer.concat(msgs).subarray(12)]).toEqual([1, 2]);
+    ws.send(Buffer.from([2]));
+    await expect.poll(() => Buffer.concat(got).length).toBe(13);
+    expect(Buffer.concat(got).toString('latin1')).toBe('RFB 003.008\n\x02');
+    expect(t.counters.bytesIn).toBe(14);
+  });
+
+  it('a viewer answering otherwise than gpu-desk did for it closes the channel; an eager stream nobody claims closes with its ticket', async () => {
+    const { hub, port, open, echo } = await hubWithEcho();
+    const t = hub.register(() => openSpeakingFirst(open), { eager: true, sentForViewer: RFB_38_CLIENT_VERSION });
+    const { ws, msgs } = await connectCollecting(`ws://127.0.0.1:${port}${t.path}`);
+    // The echo sends our version back: the greeting, as far as the viewer can tell.
+    await expect.poll(() => msgs.length).toBe(1);
+    ws.send(Buffer.from('RFB 003.003\n'));
+    const [code] = await new Promise<[number]>((r) => ws.once('close', (c) => r([c])));
+    expect(code).toBe(1011);
+    await expect.poll(() => echo.sockets[0].destroyed || echo.sockets[0].readableEnded).toBe(true);
+
+    const unclaimed = hub.register(open, { eager: true });
+    await expect.poll(() => echo.sockets.length).toBe(2);
+    hub.revoke(unclaimed.id);
+    await expect.poll(() => echo.sockets[1].destroyed || echo.sockets[1].readableEnded).toBe(true);
   });
 
   it('listens on loopback only', async () => {
