@@ -43,6 +43,8 @@ interface Pending {
   counters: ChannelCounters;
   expires: number;
   used: boolean;
+  /** Revoked while its stream was still opening: attach closes what arrives. */
+  revoked?: boolean;
   close?: () => void;
 }
 
@@ -84,6 +86,7 @@ export class ChannelHub {
     const p = this.pending.get(id);
     this.pending.delete(id);
     if (!p) return;
+    p.revoked = true;
     if (p.expiryTimer) clearTimeout(p.expiryTimer);
     if (p.close) p.close();
     // An eager stream the page never claimed.
@@ -124,8 +127,9 @@ export class ChannelHub {
       ws.close(1011, 'could not reach the VNC session');
       return;
     }
-    if (ws.readyState !== ws.OPEN) {
+    if (ws.readyState !== ws.OPEN || p.revoked) {
       stream.destroy();
+      if (ws.readyState === ws.OPEN) ws.close(1000);
       return;
     }
     p.close = pipeStreamToSocket(stream, ws, p.counters, { sentForViewer: p.sentForViewer });

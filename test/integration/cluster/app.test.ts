@@ -101,7 +101,7 @@ describe('the app\'s cluster flow (harness IPC, real Slurm)', () => {
     // The viewer's OTP is held (redacted) while the viewer is open.
     expect(redactSecrets(`otp ${ticket.vncPassword}`)).toBe('otp [redacted]');
     const ws = new WebSocket(ticket.url, { origin: harness.origin });
-    await new Promise((r, j) => { ws.once('open', r); ws.once('error', j); });
+    // Wrapped at once: the session's greeting arrives as soon as the socket opens (the stream was opened with the ticket).
     const rfb = await rfbHandshake(createWebSocketStream(ws), ticket.vncPassword!, { init: true });
     expect(rfb).toMatchObject({ ok: true, width: 800, height: 600 });
     ws.close();

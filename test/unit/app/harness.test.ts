@@ -247,6 +247,56 @@ describe('connect flow and viewer channel (real sshd, real Xvnc)', () => {
     c.close();
   });
 
+  it('a profile\'s display found last time is used at once and checked again: when the session has moved (TCP → Unix socket), that viewer is closed and the next ticket goes where the server now says', { timeout: 300_000 }, async () => {
+    const c = await open(ipcUrl(), harness.origin);
+    const hostKey = async (opening: Promise<{ value?: unknown }>) => {
+      await c.call('prompts.answer', { promptId: (await c.nextEvent('prompt')).promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
+      return ((await opening).value as { id: string }).id;
+    };
+    const starter = await hostKey(c.call('connections.open', { profileId: ((await c.call('profiles.save', { profile: profile('bed-move-start') })).value as { id: string }).id }));
+    const started = await c.call('sessions.start', { connectionId: starter, geometry: '640x480', windowManager: 'xterm', transport: 'tcp' });
+    const display = (started.value as { display: number }).display;
+    const viewerProfile = ((await c.call('profiles.save', { profile: profile('bed-move-view', { display: { number: display } }) })).value as { id: string }).id;
+    type Ticket = { url: string; viewerId: string; remotePort: number | null; remoteSocket: string | null; passwordLater: boolean };
+    const handshake = async (t: Ticket) => {
+      const channel = createWebSocketStream(new WebSocket(t.url, { origin: harness.origin }));
+      const otp = ((await c.call('viewer.password', { viewerId: t.viewerId })).value as { password: string }).password;
+      return rfbHandshake(channel, otp, { init: true });
+    };
+    try {
+      // First time: looked up (TCP), and the server accepts the viewer.
+      let conn = await hostKey(c.call('connections.open', { profileId: viewerProfile }));
+      const first = (await c.call('viewer.open', { connectionId: conn, display })).value as Ticket;
+      expect(first).toMatchObject({ remotePort: 5900 + display, remoteSocket: null, passwordLater: true });
+      expect(await handshake(first)).toMatchObject({ ok: true, width: 640 });
+      await c.call('connections.close', { connectionId: conn });
+
+      // The desktop is started again on the same display, now on a Unix socket only.
+      expect((await c.call('sessions.kill', { connectionId: starter, display })).ok).toBe(true);
+      const again = await c.call('sessions.start', { connectionId: starter, display, geometry: '800x600', windowManager: 'xterm' });
+      expect(again).toMatchObject({ ok: true, value: { display, unixPath: expect.stringContaining('.sock') } });
+
+      // The remembered TCP endpoint goes out at once; the check beside it finds the socket and closes that viewer.
+      conn = await hostKey(c.call('connections.open', { profileId: viewerProfile }));
+      const stale = (await c.call('viewer.open', { connectionId: conn, display })).value as Ticket;
+      expect(stale).toMatchObject({ remotePort: 5900 + display, remoteSocket: null });
+      const ws = new WebSocket(stale.url, { origin: harness.origin });
+      // Refused (the ticket already revoked) or closed after it opened: either way it ends.
+      ws.on('error', () => {});
+      await new Promise((resolve) => ws.once('close', resolve));
+      await expect.poll(async () => (await c.call('viewer.stats', { viewerId: stale.viewerId })).error?.code).toBe('BAD_ARGUMENT');
+      // The retry's ticket names the socket, and the desktop behind it is the new one.
+      const fresh = (await c.call('viewer.open', { connectionId: conn, display })).value as Ticket;
+      expect(fresh).toMatchObject({ remotePort: null, remoteSocket: (again.value as { unixPath: string }).unixPath });
+      expect(await handshake(fresh)).toMatchObject({ ok: true, width: 800, height: 600 });
+      await c.call('connections.close', { connectionId: conn });
+    } finally {
+      expect((await c.call('sessions.kill', { connectionId: starter, display })).ok).toBe(true);
+      await c.call('connections.close', { connectionId: starter });
+    }
+    c.close();
+  });
+
   it('a profile imported with a ProxyCommand connects through it; the window can neither set one nor lose it by editing', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-harness-proxy-'));
     const script = path.join(dir, 'proxy.cjs');

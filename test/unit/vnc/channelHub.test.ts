@@ -172,6 +172,23 @@ describe('ChannelHub: the viewer byte channel', () => {
     await expect.poll(() => echo.sockets[1].destroyed || echo.sockets[1].readableEnded).toBe(true);
   });
 
+  it('a ticket revoked while its stream is still opening closes the page\'s socket and the stream that arrives', async () => {
+    const { hub, port, open, echo } = await hubWithEcho();
+    let go!: () => void;
+    const gate = new Promise<void>((r) => { go = r; });
+    let asked = false;
+    const t = hub.register(async () => { asked = true; await gate; return open(); });
+    const ws = await connect(`ws://127.0.0.1:${port}${t.path}`, ORIGIN);
+    const closed = new Promise((r) => ws.once('close', r));
+    await expect.poll(() => asked).toBe(true);
+    hub.revoke(t.id);
+    go();
+    await closed;
+    await expect.poll(() => echo.sockets.length).toBe(1);
+    await expect.poll(() => echo.sockets[0].destroyed || echo.sockets[0].readableEnded).toBe(true);
+    expect(t.counters.open).toBe(false);
+  });
+
   it('listens on loopback only', async () => {
     const hub = new ChannelHub({ allowedOrigins: () => [ORIGIN] });
     const port = await hub.listen();
