@@ -6,6 +6,7 @@ import { ServersScreen } from '../servers/ServersScreen';
 import { PromptHost } from '../connect/PromptHost';
 import { ServerPage } from '../server/ServerPage';
 import { ViewerScreen } from '../viewer/ViewerScreen';
+import { prefetchViewer } from '../viewer/ticketPrefetch';
 import { TunnelScreen } from '../tunnel/TunnelScreen';
 import { KeysScreen } from '../keys/KeysScreen';
 import { ClusterPage } from '../cluster/ClusterPage';
@@ -92,7 +93,12 @@ export function App({ api }: { api: GpuDeskApi }) {
     if (c && c.state === 'closed' && route.screen !== 'viewer' && route.screen !== 'job') setRoute({ screen: 'servers' });
   }, [connections, route]);
 
-  const state: AppState = { profiles, connections, tunnels, jobs, putJobs, reloadProfiles, go: setRoute, exchange };
+  // Going to a server's desktop: its ticket is asked for now, beside the viewer screen's first render.
+  const go = useCallback((r: Route) => {
+    if (r.screen === 'viewer') prefetchViewer(api, r.connectionId, r.display);
+    setRoute(r);
+  }, [api]);
+  const state: AppState = { profiles, connections, tunnels, jobs, putJobs, reloadProfiles, go, exchange };
   const profileOf = (id: string) => profiles.find((p) => p.id === id);
 
   const serverName = route.screen === 'servers' || route.screen === 'keys' ? null : (profileOf(route.profileId)?.name ?? t('serverFallback'));

@@ -5,6 +5,7 @@ import { useApi } from '../app/api';
 import { useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
 import { ViewerSession, h264Available, type ViewerState } from './rfbSession';
+import { takeViewerTicket } from './ticketPrefetch';
 import { Hud } from './Hud';
 import { CodecPanel } from './CodecPanel';
 import { KEY_COMBOS } from './keys';
@@ -107,7 +108,7 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
           const jt = await api.invoke('clusters.viewer', { connectionId, jobId: job });
           if (!cancelled) setJobRoute(jobRouteOf(jt));
           ticket = jt;
-        } else ticket = await api.invoke('viewer.open', { connectionId, display: fixedDisplay! });
+        } else ticket = await (takeViewerTicket(connectionId, fixedDisplay!) ?? api.invoke('viewer.open', { connectionId, display: fixedDisplay! }));
       } catch (e) {
         if (cancelled) return;
         const line = errorLine(e);

@@ -63,6 +63,9 @@ export function checkRfbInternals(rfb: RFB): void {
     missing.push(...['imageRect', 'drawImage', 'pending', 'flip', '_renderQPush', '_damage', '_rescale', 'resize', 'viewportChangeSize'].filter((k) => typeof d[k] !== 'function'));
     missing.push(...['_drawCtx', '_renderQ', '_target', '_targetCtx', '_viewportLoc', '_damageBounds'].filter((k) => !d[k]));
   }
+  // installPalette32 replaces these on the Tight decoder.
+  const tight = (rfb as unknown as { _decoders?: Record<number, Record<string, unknown> | undefined> })._decoders?.[7];
+  missing.push(...['_paletteRect', '_monoRect', '_getScratchBuffer'].filter((k) => typeof tight?.[k] !== 'function').map((k) => `_decoders[7].${k}`));
   if (missing.length) throw new Error(`noVNC internals changed (missing ${missing.join(', ')}): update src/renderer/viewer/rfbPatches.ts`);
 }
 
@@ -205,8 +208,8 @@ export function installFastPath(rfb: RFB, opts: FastPathOptions): void {
 
 /** The Tight decoder's palette expansion, 32 bits at a time (tightPalette.ts). */
 function installPalette32(rfb: RFB): void {
-  const tight = (rfb as unknown as { _decoders: Record<number, TightInternals | undefined> })._decoders[7];
-  if (tight && typeof tight._getScratchBuffer === 'function') patchTightPalette(tight);
+  // checkRfbInternals has made sure the decoder and its methods are there.
+  patchTightPalette((rfb as unknown as { _decoders: Record<number, TightInternals> })._decoders[7]);
 }
 
 /**
