@@ -786,8 +786,11 @@ export class AppCore {
     this.endpoints.set(key, at);
     const flavor = at.flavor ?? l.flavor;
     const reach = (e: SessionEndpoint): Promise<Duplex> => (e.kind === 'unix' ? conn.forwardOutUnix(e.path) : conn.forwardOut(e.host, e.port));
+    // A remembered endpoint is looked up again at once (checked below); one look-up serves both uses.
+    let again: Promise<SessionEndpoint> | null = remembered ? this.deps.remote.endpoint(conn, display) : null;
+    const lookUpAgain = () => (again ??= this.deps.remote.endpoint(conn, display));
     // Should the listed or remembered session be gone by the time the stream opens, the display is looked up again.
-    const openRaw = listed || remembered ? () => reach(at).catch(async () => reach(await this.deps.remote.endpoint(conn, display))) : () => reach(at);
+    const openRaw = listed || remembered ? () => reach(at).catch(async () => reach(await lookUpAgain())) : () => reach(at);
     // A known TurboVNC session: the viewer's version goes first (rfbEarly.ts: TurboVNC waits 100 ms otherwise).
     const speakFirst = at.flavor === 'turbovnc';
     // The stream opens while the one-time password is fetched and the page is told where to connect.
@@ -802,7 +805,7 @@ export class AppCore {
     if (pw?.once) l.vncPasswords.delete(display);
     this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters, release: later?.release ?? (pw?.once ? pw.release : () => {}), ...(later ? { password: later.value } : {}) });
     if (remembered) {
-      void this.deps.remote.endpoint(conn, display).then((now) => {
+      void lookUpAgain().then((now) => {
         this.endpoints.set(key, now);
         if (sameEndpoint(now, remembered) || !this.viewers.has(ticket.id)) return;
         this.log(`[${l.profile.name}] display :${display} has moved; reconnecting its viewer`);
