@@ -130,11 +130,18 @@ ${TURBOVNC_ARGS.trim().replace(/^/gm, '  ')}
     sleep 0.2
   done
   [ "$up" = 1 ] && break
-  if [ "$try" -ge 5 ] || ! grep -Eqi 'already (active|running)|in use' "$dir/vnc.log"; then
+  # A display another start took in the meantime is looked past up to 5 times. Any other failed
+  # start is tried twice more: on a busy node Xvnc can take longer than the second vncserver gives
+  # it before starting the window manager, which then finds no display and takes the session down.
+  xlog="$HOME/.vnc/$vhost:$n.log"
+  inuse=0; grep -Eqi 'already (active|running)|in use' "$dir/vnc.log" "$xlog" 2>/dev/null && inuse=1
+  if [ "$try" -ge 5 ] || { [ "$inuse" = 0 ] && [ "$try" -ge 3 ]; }; then
+    # The X server's own words first, gpu-desk's summary last: the app reads the output's last lines.
+    [ -f "$xlog" ] && tail -n 15 "$xlog" >&2
     echo "gpu-desk: the desktop did not start on $node: $(grep -v -i passw "$dir/vnc.log" | tail -n 3 | tr '\\n' ' ')" >&2
-    [ -f "$HOME/.vnc/$(uname -n):$n.log" ] && tail -n 15 "$HOME/.vnc/$(uname -n):$n.log" >&2
     exit 1
   fi
+  echo "gpu-desk: display :$n did not start (try $try), trying again: $(grep -v -i passw "$dir/vnc.log" | tail -n 1)" >&2
   "$vnc/vncserver" -kill ":$n" >/dev/null 2>&1; kill "$pid" 2>/dev/null
   try=$((try+1)); min=$((n+1))
 done

@@ -146,7 +146,7 @@ export async function readJobFiles(login: SshSession, jobId: string): Promise<{ 
 m() { printf '\\n${SECTION_MARK}%s\\n' "$1"; }
 jobfiles "$1" "$2"
 m connection; cat "$d/connection" 2>/dev/null
-m output; tail -n 5 "$o" 2>/dev/null
+m output; tail -n 40 "$o" 2>/dev/null
 m path; printf '%s\\n' "\${o#"$HOME"/}"
 m end`, [cluster, jobId]), { timeoutMs: 30_000 });
   const s = splitSections(r.stdout);

@@ -127,7 +127,9 @@ export async function waitForDesktop(
     opts.onStatus?.(st);
     if (st.phase === 'ended') {
       const { outputTail, outputPath } = await readJobFiles(login, jobId).catch(() => ({ outputTail: '', outputPath: 'the job\'s output file' }));
-      const said = outputTail.split('\n').filter((l) => /^gpu-desk:/.test(l) || /error/i.test(l)).pop();
+      // gpu-desk's own last word on why, else the last error line (Slurm's, the shell's).
+      const lines = outputTail.split('\n');
+      const said = lines.filter((l) => /^gpu-desk:/.test(l)).pop() ?? lines.filter((l) => /error/i.test(l)).pop();
       throw new GpuDeskError('JOB_ENDED', `Job ${jobId} ended (${st.endedWhy ?? st.state}) before its desktop was up${said ? `: ${said.replace(/^gpu-desk:\s*/, '')}` : ''}`, `Look at ${outputPath} on the cluster, then start again`);
     }
     if (st.phase === 'running') {
