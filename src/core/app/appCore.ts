@@ -795,6 +795,32 @@ export class AppCore {
     const speakFirst = at.flavor === 'turbovnc';
     // The stream opens while the one-time password is fetched and the page is told where to connect.
     const ticket = this.deps.hub.register(speakFirst ? () => openSpeakingFirst(openRaw) : openRaw, { eager: true, ...(speakFirst ? { sentForViewer: RFB_38_CLIENT_VERSION } : {}) });
+    // A remembered endpoint is not confirmed yet: the session may have ended and another process
+    // (another user's, even) taken its port. No password goes out until the look-up beside the
+    // connection says the endpoint is still this display's session; a moved one closes the viewer
+    // first, so its password is never handed to what now listens there.
+    let confirmed: Promise<'same' | 'moved' | 'unknown'> | null = null;
+    if (remembered) {
+      confirmed = lookUpAgain().then((now) => {
+        this.endpoints.set(key, now);
+        if (sameEndpoint(now, remembered)) return 'same' as const;
+        if (this.viewers.has(ticket.id)) {
+          this.log(`[${l.profile.name}] display :${display} has moved; reconnecting its viewer`);
+          this.closeViewer(ticket.id);
+        }
+        return 'moved' as const;
+      }, () => 'unknown' as const);
+    }
+    const gated = (p: Promise<string | null>): Promise<string | null> => {
+      if (!confirmed) return p;
+      const out = Promise.all([p, confirmed]).then(([v, c]) => {
+        if (c === 'moved') throw new GpuDeskError('BAD_ARGUMENT', `That viewer is closed: display :${display} has moved`, 'The viewer reconnects to where the server now says');
+        // The server could not say where the display is: the person is asked instead.
+        return c === 'same' ? v : null;
+      });
+      out.catch(() => {});
+      return out;
+    };
     // A TurboVNC session we did not start, or whose one-time password is spent (every reconnect of the
     // viewer opens it again), gets a fresh one. The ticket does not wait for it: the page connects and
     // asks for it (viewer.password) when the server wants it, so the fetch overlaps the handshake.
@@ -803,15 +829,9 @@ export class AppCore {
     const pw = later ? null : (l.vncPasswords.get(display) ?? null);
     // A one-time password goes with this viewer: registered until it closes, then spent.
     if (pw?.once) l.vncPasswords.delete(display);
-    this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters, release: later?.release ?? (pw?.once ? pw.release : () => {}), ...(later ? { password: later.value } : {}) });
-    if (remembered) {
-      void lookUpAgain().then((now) => {
-        this.endpoints.set(key, now);
-        if (sameEndpoint(now, remembered) || !this.viewers.has(ticket.id)) return;
-        this.log(`[${l.profile.name}] display :${display} has moved; reconnecting its viewer`);
-        this.closeViewer(ticket.id);
-      }, () => {});
-    }
+    // A stored password for a remembered endpoint waits for the check too (asked for like a late OTP).
+    const password = later ? gated(later.value) : pw && confirmed ? gated(Promise.resolve(pw.password)) : null;
+    this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters, release: later?.release ?? (pw?.once ? pw.release : () => {}), ...(password ? { password } : {}) });
     return {
       viewerId: ticket.id,
       url: `${this.deps.channelBase()}${ticket.path}`,
@@ -819,8 +839,8 @@ export class AppCore {
       remotePort,
       remoteSocket: at.kind === 'unix' ? at.path : null,
       flavor,
-      vncPassword: pw?.password ?? null,
-      passwordLater: later !== null,
+      vncPassword: password ? null : (pw?.password ?? null),
+      passwordLater: password !== null,
     };
   }
 

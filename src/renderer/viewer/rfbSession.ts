@@ -117,11 +117,13 @@ export class ViewerSession {
     this.rfb.addEventListener('credentialsrequired', () => {
       if (!later) return askPerson();
       later = false;
+      // Refused only for a viewer the app has closed (its display moved): the channel's close
+      // follows and reconnects, so nobody is asked for a password meanwhile.
       opts.fetchPassword!().then((password) => {
         if (this.state === 'disconnected') return;
         if (password) this.rfb.sendCredentials({ password });
         else askPerson();
-      }, askPerson);
+      }, () => {});
     });
     this.rfb.addEventListener('clipboard', (e) => opts.onRemoteClipboard?.((e as CustomEvent<{ text: string }>).detail.text));
     // Input → next frame drawn: what the person at the keyboard perceives as lag.

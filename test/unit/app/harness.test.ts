@@ -286,7 +286,12 @@ describe('connect flow and viewer channel (real sshd, real Xvnc)', () => {
       // The remembered TCP endpoint goes out at once; the check beside it finds the socket and closes that viewer.
       conn = await hostKey(c.call('connections.open', { profileId: viewerProfile }));
       const stale = (await c.call('viewer.open', { connectionId: conn, display })).value as Ticket;
-      expect(stale).toMatchObject({ remotePort: 5900 + display, remoteSocket: null });
+      expect(stale).toMatchObject({ remotePort: 5900 + display, remoteSocket: null, passwordLater: true });
+      // Its one-time password is asked for at once, and refused: no password goes to an endpoint
+      // that is not this display's session any more (whatever listens on the old port now).
+      const refused = await c.call('viewer.password', { viewerId: stale.viewerId });
+      expect(refused.value).toBeUndefined();
+      expect(refused.error).toMatchObject({ code: 'BAD_ARGUMENT', message: `That viewer is closed: display :${display} has moved` });
       const ws = new WebSocket(stale.url, { origin: harness.origin });
       // Refused (the ticket already revoked) or closed after it opened: either way it ends.
       ws.on('error', () => {});
