@@ -4,7 +4,8 @@
  * run on this machine, on TigerVNC's Xvnc and on TurboVNC 3.3's (--servers TigerVNC,TurboVNC):
  *   1. full-motion pixel rate (ffplay testsrc2 1280x720 and 1920x1080 at 60 fps) and the CPU each
  *      viewer spends per Mpixel drawn, alternating the viewers, same duration;
- *   2. key-to-screen latency (median of 50), loopback and through a 50 ms-each-way delaying proxy;
+ *   2. key-to-screen latency (median of 50), loopback and through a 50 ms-each-way delaying proxy, beside
+ *      the server's own floor (bench/viewer/keyFloor.ts: a bare RFB client through ssh -L);
  *   3. connect time: Connect (TigerVNC) or "View display N" (TurboVNC, after the probe) clicked →
  *      first frame drawn;
  *   4. adaptive vs fixed quality 9 through a 10 Mbit/s link (user-space rate-limiting proxy): fps
@@ -32,6 +33,7 @@ import path from 'node:path';
 import { cleanupAll, freePort, freeXDisplay, makeTempDir, startSshd, waitForPort } from '../test/bed';
 import { startDelayProxy } from '../test/bed/delayProxy';
 import { runNativeViewer, stop } from './viewer/nativeViewer';
+import { keyFloor } from './viewer/keyFloor';
 import { BrowserViewer } from './viewer/browserViewer';
 import { cpuDiff, cpuSnapshot, treeCpu, VIEWER_PROCS } from './viewer/cpu';
 import { measureChannel } from './viewer/channel';
@@ -257,7 +259,16 @@ async function keysAndConnect(flavour: Flavour, viewer: BrowserViewer, bed: Awai
       const lat = await viewer.keyLatencies(50, region);
       await viewer.disconnect();
       const ok = lat.filter((x) => x >= 0);
-      judge(`${flavour} key-to-screen, loopback: median ${fmt(median(ok))} ms of ${ok.length} (p90 ${fmt(median(ok.slice().sort((a, b) => a - b).slice(Math.floor(ok.length * 0.8))))} ms${ok.length < lat.length ? `, ${lat.length - ok.length} not seen within 3 s` : ''}) (target <= ${KEY_MS} ms)`, median(ok) <= KEY_MS);
+      // The server's own floor through OpenSSH's tunnel: a bare RFB client, no decoding or drawing.
+      const fwd = await opensshForward(bed, keyDesk.port);
+      let floor: number[];
+      try {
+        floor = await keyFloor(fwd.port, await keyDesk.vncPassword(), 50);
+      } finally {
+        await stop(fwd.proc);
+      }
+      line(`${flavour} key-to-screen floor (a bare RFB client through ssh -L: the server's update after the key, nothing decoded or drawn): median ${fmt(median(floor))} ms of ${floor.length}`);
+      judge(`${flavour} key-to-screen, loopback: median ${fmt(median(ok))} ms of ${ok.length} (p90 ${fmt(median(ok.slice().sort((a, b) => a - b).slice(Math.floor(ok.length * 0.8))))} ms${ok.length < lat.length ? `, ${lat.length - ok.length} not seen within 3 s` : ''}; ${fmt(median(ok) - median(floor))} ms above the floor) (target <= ${KEY_MS} ms)`, median(ok) <= KEY_MS);
 
       const proxy = await startDelayProxy({ targetPort: bed.port, delayMs: 50 });
       await keyDesk.addProfile(viewer, `delayed-${flavour}`, proxy.port);

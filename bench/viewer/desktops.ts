@@ -34,6 +34,8 @@ export interface BenchDesktop {
   open(viewer: BrowserViewer, name: string): Promise<void>;
   /** A VNC password file for the native viewer (a fresh one-time password on TurboVNC), or undefined. */
   nativePasswordFile(dir: string): Promise<string | undefined>;
+  /** A VNC password for one more connection (a fresh one-time password on TurboVNC), or null where none is asked. */
+  vncPassword(): Promise<string | null>;
   /** A mark in the server's log; `countSince` gives the statistics of the connection that closed after it. */
   mark(): number;
   countSince(mark: number): Promise<ServerCount>;
@@ -55,6 +57,7 @@ async function tigerDesktop(bed: SshdBed, geometry: string): Promise<BenchDeskto
     // The profile names the display: Connect opens the viewer straight away.
     open: async (viewer, name) => { await viewer.connect(name); },
     nativePasswordFile: async () => undefined,
+    vncPassword: async () => null,
     mark: () => logSize(x.logPath),
     countSince: async (mark) => {
       const deadline = Date.now() + 15_000;
@@ -94,6 +97,7 @@ async function turboDesktop(bed: SshdBed, geometry: string): Promise<BenchDeskto
       fs.writeFileSync(file, await vncPasswdFile(await s.otp()), { mode: 0o600 });
       return file;
     },
+    vncPassword: () => s.otp(),
     mark: () => logSize(s.logPath),
     countSince: async (mark) => {
       const st = await statsSince(s.logPath, mark, 15_000, true);

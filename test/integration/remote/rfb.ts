@@ -19,6 +19,13 @@ function vncKey(password: string): Buffer {
   return k;
 }
 
+/** VNC authentication's answer to the server's 16-byte `challenge`. */
+export function vncAuthResponse(password: string, challenge: Buffer): Buffer {
+  const key = vncKey(password);
+  const des = createCipheriv('des-ede-ecb', Buffer.concat([key, key]), null).setAutoPadding(false);
+  return Buffer.concat([des.update(challenge), des.final()]);
+}
+
 /** `to`: a TCP port on 127.0.0.1, or an open stream to the server (an SSH channel to its Unix socket). */
 export async function vncAuthenticates(to: number | Duplex, password: string): Promise<boolean> {
   const s = typeof to === 'number' ? net.connect({ host: '127.0.0.1', port: to }) : to;
