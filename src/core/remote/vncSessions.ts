@@ -261,8 +261,12 @@ async function start(session: SshSession, opts: StartOptions, hold: (secret: str
     const r = await withDisplayRetry(opts.display === undefined, (min) =>
       session.exec(shScript(TURBO_START, [display, String(min), geometry, wm, vgl ?? '', optRoot, uds ? '1' : '']), { timeoutMs: 60_000 }));
     out = r.stdout + r.stderr;
-    if (r.code !== 0) throw startFailed(out);
-    password = parseOtp(out);
+    // vncserver makes the first one-time password a second after starting Xvnc; on a busy server
+    // Xvnc may not take X connections yet, and vncserver then exits 1 with the session running.
+    // That session is kept: its password is made below, once the display answers.
+    const otpLate = r.code !== 0 && /could not generate initial otp/i.test(out) && parseStartedDisplay(out) !== null;
+    if (r.code !== 0 && !otpLate) throw startFailed(out);
+    password = otpLate ? null : parseOtp(out);
     passwordKind = 'otp';
   } else {
     if (opts.transport === 'unix') throw new GpuDeskError('VNC_SESSION_FAILED', 'TigerVNC sessions started by gpu-desk listen on TCP (127.0.0.1) only', 'Start it without the Unix-socket option, or install TurboVNC 3.1 or newer');
@@ -287,7 +291,7 @@ async function start(session: SshSession, opts: StartOptions, hold: (secret: str
   if (!started) throw startFailed(out);
   if (flavor === 'turbovnc') {
     // Sessions accept only one-time passwords: without one the viewer could never get in.
-    password ??= await newOneTimePassword(session, started.display, { optRoot }).catch(() => null);
+    password ??= await oneTimePasswordOnceUp(session, started.display, optRoot);
     if (!password) {
       await killSession(session, started.display, { optRoot, flavor }).catch(() => {});
       throw new GpuDeskError('VNC_SESSION_FAILED', `TurboVNC session :${started.display} gave no one-time password, so it was stopped`, 'Check that this TurboVNC supports -otp (2.0 or newer) and that /etc/turbovncserver-security.conf permits OTP');
@@ -345,6 +349,19 @@ export function startFailed(output: string): GpuDeskError {
   const specific = telling.filter((l) => !/^could not start xvnc\.?$/i.test(l));
   const line = (fatal && said(fatal) ? fatal : undefined) ?? specific.at(-1) ?? telling.at(-1) ?? lines.at(-1) ?? 'no output';
   return new GpuDeskError('VNC_SESSION_FAILED', `The VNC session did not start: ${line.slice(0, 200)}`, 'Try another display number, or look at ~/.vnc/*.log on the server');
+}
+
+/** The first one-time password of a session just started: tried until its display answers (20 s at most), else null. */
+async function oneTimePasswordOnceUp(session: SshSession, display: number, optRoot: string): Promise<string | null> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      return await newOneTimePassword(session, display, { optRoot });
+    } catch {
+      if (Date.now() > deadline) return null;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 /** A fresh TurboVNC one-time password for a running session (each works for one connection). */
