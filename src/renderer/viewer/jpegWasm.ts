@@ -1,6 +1,7 @@
 /**
- * Synchronous JPEG decoding for Tight's JPEG rectangles: libjpeg-turbo's API (Squoosh's MozJPEG
- * build, via @jsquash/jpeg) in WebAssembly, decoding straight to RGBA on the page's thread.
+ * Synchronous JPEG decoding for Tight's JPEG rectangles: libjpeg-turbo 2.1.5's decoder built for
+ * WebAssembly with SIMD for its inverse DCT and colour conversion (tools/jpeg-wasm: the same bytes as
+ * its C code gives), one decompressor kept for the page's life, RGBA out, on the page's thread.
  *
  * Why not WebCodecs' ImageDecoder for every rectangle: profiled in bench:viewer (docs/bench-viewer.md)
  * each ImageDecoder costs ~0.5 ms of the main thread (construction, the promise, drawing a decoded
@@ -9,15 +10,24 @@
  * against ~13 ms here. Decoding synchronously also keeps noVNC's render queue empty, so a frame's
  * other rectangles are drawn at once instead of copied into the queue behind a pending decode.
  */
-import createModule from '@jsquash/jpeg/codec/dec/mozjpeg_dec.js';
-import wasmUrl from '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm?url';
+import wasmUrl from './jpeg/gd_jpeg.wasm?url';
 
-interface MozJpegModule {
-  decode(data: Uint8Array, preserveOrientation: boolean): unknown;
+/** The module's exports (tools/jpeg-wasm/gd_jpeg.c). */
+interface GdJpeg {
+  memory: { buffer: ArrayBuffer };
+  __stack_pointer: { value: number };
+  _initialize(): void;
+  gd_in(n: number): number;
+  gd_out(n: number): number;
+  gd_decode(len: number, w: number, h: number): number;
+  gd_reset(): void;
 }
 
-let mod: MozJpegModule | null = null;
+let mod: GdJpeg | null = null;
 let loading: Promise<boolean> | null = null;
+
+/** libjpeg's error_exit, called from inside the module: leaves it by throwing (see decodeJpegRgba). */
+class JpegError extends Error {}
 
 /**
  * Loads the decoder once per page; resolves false (ImageDecoder stays in use) where it cannot load.
@@ -26,10 +36,19 @@ let loading: Promise<boolean> | null = null;
 export function loadJpegWasm(binary?: ArrayBuffer): Promise<boolean> {
   loading ??= (async () => {
     try {
-      // Fetched here and handed over, so the module never looks for its file next to the bundle's URL.
-      const wasmBinary = binary ?? (await (await fetch(wasmUrl)).arrayBuffer());
-      mod = (await createModule({ wasmBinary })) ?? null;
-      return mod !== null;
+      const bytes = binary ?? (await (await fetch(wasmUrl)).arrayBuffer());
+      // The C library's stdio is linked but never used: its WASI calls answer "bad file".
+      const unused = () => 8;
+      // Typed here: the Node-side type check (the unit test) has no DOM library's WebAssembly types.
+      const wasm = (globalThis as unknown as { WebAssembly: { instantiate(b: ArrayBuffer, imports: object): Promise<{ instance: { exports: unknown } }> } }).WebAssembly;
+      const { instance } = await wasm.instantiate(bytes, {
+        env: { gd_jpeg_error: (code: number) => { throw new JpegError(`libjpeg error ${code}`); } },
+        wasi_snapshot_preview1: { fd_close: unused, fd_seek: unused, fd_write: unused, proc_exit: unused },
+      });
+      const ex = instance.exports as unknown as GdJpeg;
+      ex._initialize();
+      mod = ex;
+      return true;
     } catch (e) {
       console.warn(`gpu-desk viewer: the WebAssembly JPEG decoder did not load (${String(e)}); JPEG rectangles use ImageDecoder`);
       return false;
@@ -38,45 +57,36 @@ export function loadJpegWasm(binary?: ArrayBuffer): Promise<boolean> {
   return loading;
 }
 
-/**
- * The decoder's C++ builds its result as `new ImageData(new Uint8ClampedArray(view into its memory))`
- * through embind. Copying a Uint8Array view into a Uint8ClampedArray takes V8's element-by-element
- * path: profiled with glxspheres on TurboVNC, that copy cost more of the main thread (28 %) than the
- * decoding itself. For the length of one synchronous decode the two constructors the module looks
- * up by name are stand-ins that hand back the view itself; we copy it once with a same-type set
- * (a memcpy) into a buffer we reuse. Nothing else runs during the swap (one thread, no awaits).
- */
-function PassView(this: unknown, view: Uint8Array): Uint8Array {
-  return view;
-}
-function CaptureImage(this: unknown, data: Uint8Array, width: number, height: number): { data: Uint8Array; width: number; height: number } {
-  return { data, width, height };
-}
 let scratch = new Uint8Array(0);
 
 /**
  * Decodes `bytes` to RGBA in a buffer reused by the next call (starting at offset 0, as noVNC's
- * blitImage requires), or null where the decoder is not loaded or the data is not a JPEG of `w`×`h`
- * (the caller then uses ImageDecoder, which reports a corrupt rectangle as noVNC does).
+ * blitImage requires), or null where the decoder is not loaded or the data is not a whole JPEG of
+ * `w`×`h` (the caller then uses ImageDecoder, which reports a corrupt rectangle as noVNC does).
  */
 export function decodeJpegRgba(bytes: Uint8Array, w: number, h: number): Uint8Array | null {
-  if (!mod) return null;
-  const g = globalThis as unknown as Record<string, unknown>;
-  const clamped = g.Uint8ClampedArray;
-  const imageData = g.ImageData;
-  let out: { data: Uint8Array; width: number; height: number } | null;
-  g.Uint8ClampedArray = PassView;
-  g.ImageData = CaptureImage;
+  const m = mod;
+  if (!m) return null;
+  const size = w * h * 4;
+  const sp = m.__stack_pointer.value;
+  let at: number;
   try {
-    out = mod.decode(bytes, false) as typeof out;
-  } catch {
-    out = null;
-  } finally {
-    g.Uint8ClampedArray = clamped;
-    g.ImageData = imageData;
+    const input = m.gd_in(bytes.length);
+    const out = m.gd_out(size);
+    if (!input || !out) return null;
+    new Uint8Array(m.memory.buffer, input, bytes.length).set(bytes);
+    if (m.gd_decode(bytes.length, w, h) !== 0) return null;
+    at = out;
+  } catch (e) {
+    if (!(e instanceof JpegError)) throw e;
+    // Thrown out of the middle of libjpeg, as its longjmp recovery would leave it: the C stack
+    // pointer is put back and the decompressor reset for the next rectangle.
+    m.__stack_pointer.value = sp;
+    m.gd_reset();
+    return null;
   }
-  if (!out || out.width !== w || out.height !== h || out.data.length !== w * h * 4) return null;
-  if (scratch.length < out.data.length) scratch = new Uint8Array(out.data.length);
-  scratch.set(out.data);
+  if (scratch.length < size) scratch = new Uint8Array(size);
+  // The memory may have grown during the call: the view is made after it.
+  scratch.set(new Uint8Array(m.memory.buffer, at, size));
   return scratch;
 }
