@@ -786,8 +786,8 @@ export class AppCore {
     this.endpoints.set(key, at);
     const flavor = at.flavor ?? l.flavor;
     const reach = (e: SessionEndpoint): Promise<Duplex> => (e.kind === 'unix' ? conn.forwardOutUnix(e.path) : conn.forwardOut(e.host, e.port));
-    // A remembered endpoint is looked up again at once (checked below); one look-up serves both uses.
-    let again: Promise<SessionEndpoint> | null = remembered ? this.deps.remote.endpoint(conn, display) : null;
+    // A remembered endpoint is looked up again at once (`confirmed` below); one look-up serves both uses.
+    let again: Promise<SessionEndpoint> | null = null;
     const lookUpAgain = () => (again ??= this.deps.remote.endpoint(conn, display));
     // Should the listed or remembered session be gone by the time the stream opens, the display is looked up again.
     const openRaw = listed || remembered ? () => reach(at).catch(async () => reach(await lookUpAgain())) : () => reach(at);
@@ -799,9 +799,8 @@ export class AppCore {
     // (another user's, even) taken its port. No password goes out until the look-up beside the
     // connection says the endpoint is still this display's session; a moved one closes the viewer
     // first, so its password is never handed to what now listens there.
-    let confirmed: Promise<'same' | 'moved' | 'unknown'> | null = null;
-    if (remembered) {
-      confirmed = lookUpAgain().then((now) => {
+    const confirmed = remembered
+      ? lookUpAgain().then((now) => {
         this.endpoints.set(key, now);
         if (sameEndpoint(now, remembered)) return 'same' as const;
         if (this.viewers.has(ticket.id)) {
@@ -809,8 +808,8 @@ export class AppCore {
           this.closeViewer(ticket.id);
         }
         return 'moved' as const;
-      }, () => 'unknown' as const);
-    }
+      }, () => 'unknown' as const)
+      : null;
     const gated = (p: Promise<string | null>): Promise<string | null> => {
       if (!confirmed) return p;
       const out = Promise.all([p, confirmed]).then(([v, c]) => {

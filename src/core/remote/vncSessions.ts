@@ -266,7 +266,7 @@ async function start(session: SshSession, opts: StartOptions, hold: (secret: str
     // That session is kept: its password is made below, once the display answers.
     const otpLate = r.code !== 0 && /could not generate initial otp/i.test(out) && parseStartedDisplay(out) !== null;
     if (r.code !== 0 && !otpLate) throw startFailed(out);
-    password = otpLate ? null : parseOtp(out);
+    password = parseOtp(out);
     passwordKind = 'otp';
   } else {
     if (opts.transport === 'unix') throw new GpuDeskError('VNC_SESSION_FAILED', 'TigerVNC sessions started by gpu-desk listen on TCP (127.0.0.1) only', 'Start it without the Unix-socket option, or install TurboVNC 3.1 or newer');

@@ -69,14 +69,16 @@ export function decodeJpegRgba(bytes: Uint8Array, w: number, h: number): Uint8Ar
   if (!m) return null;
   const size = w * h * 4;
   const sp = m.__stack_pointer.value;
-  let at: number;
   try {
     const input = m.gd_in(bytes.length);
     const out = m.gd_out(size);
     if (!input || !out) return null;
     new Uint8Array(m.memory.buffer, input, bytes.length).set(bytes);
     if (m.gd_decode(bytes.length, w, h) !== 0) return null;
-    at = out;
+    if (scratch.length < size) scratch = new Uint8Array(size);
+    // The memory may have grown during the call: the view is made after it.
+    scratch.set(new Uint8Array(m.memory.buffer, out, size));
+    return scratch;
   } catch (e) {
     if (!(e instanceof JpegError)) throw e;
     // Thrown out of the middle of libjpeg, as its longjmp recovery would leave it: the C stack
@@ -85,8 +87,4 @@ export function decodeJpegRgba(bytes: Uint8Array, w: number, h: number): Uint8Ar
     m.gd_reset();
     return null;
   }
-  if (scratch.length < size) scratch = new Uint8Array(size);
-  // The memory may have grown during the call: the view is made after it.
-  scratch.set(new Uint8Array(m.memory.buffer, at, size));
-  return scratch;
 }
