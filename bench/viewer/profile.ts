@@ -1,14 +1,19 @@
 /**
  * tsx bench/viewer/profile.ts [--size 1920x1080] [--seconds N] [--query '&x=1'] [--arg --flag ...]
  *   [--cpu-prof out.cpuprofile] [--trace out.json] [--rects] [--server TigerVNC|TurboVNC] [--spheres]
+ *   [--eval EXPR] [--report EXPR] [--perf FILE]
  * Where gpu-desk's viewer spends CPU in the motion workload: per Chromium process type and thread,
  * from /proc (the same sampler as bench:viewer, cpu.ts), while the viewer shows ffplay's testsrc2
  * (same set-up as bench:viewer; TigerVNC's Xvnc, or TurboVNC 3.3's with --server TurboVNC); --spheres:
  * bench:3d's vglrun glxspheres64 instead (TurboVNC only). --cpu-prof: the page's V8 profile; --trace:
  * Chromium's own trace; --rects: framebuffer updates per second, rectangles per update and their
  * Tight sub-encodings (fill, JPEG, basic = zlib copy/palette/gradient) with their areas.
+ * --eval EXPR / --report EXPR: a page expression run before the measured seconds / one read after them
+ * (ad-hoc probes, e.g. wrapping WebSocket.prototype.send to count the page's sends); --perf FILE: the
+ * whole machine's samples over the measured seconds (`perf record -a -g`, for `perf report`).
  * Take the bench lock first: flock /tmp/gpu-desk-bench.lock npx tsx bench/viewer/profile.ts
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { cleanupAll } from '../../test/bed';
@@ -106,6 +111,8 @@ async function main(): Promise<void> {
     if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
     if (args.includes('--geom')) console.log(await viewer.page.evaluate(`(() => { const c = document.querySelector('[data-testid="vnc-screen"] canvas'); const r = c.getBoundingClientRect(); const cs = getComputedStyle(c); let p = c, chain = []; while (p) { const s = getComputedStyle(p); chain.push(p.tagName + '.' + p.className + ' ' + s.transform + ' ' + s.willChange + ' ' + s.position + ' ov=' + s.overflow + ' op=' + s.opacity); p = p.parentElement; } return JSON.stringify({ r, dpr: devicePixelRatio, w: c.width, h: c.height, ir: cs.imageRendering, chain }); })()`));
     if (args.includes('--rects')) await viewer.page.evaluate(installRectCensus);
+    // --eval: a page expression run before measuring, --report: one read after (ad-hoc probes).
+    if (argOf('--eval')) await viewer.page.evaluate(argOf('--eval')!);
     const roots = [viewer.browser.pid, ff.pid!];
     let f0 = 0;
     let f1 = 0;
@@ -115,7 +122,10 @@ async function main(): Promise<void> {
       f0 = await viewer.framesDrawn();
       a = threads(roots, xvnc.display);
       const u0 = process.cpuUsage();
+      // --perf FILE: the whole machine's samples over the measured seconds (perf record -a).
+      const perf = argOf('--perf') ? spawn('perf', ['record', '-F', '1999', '-a', '-g', '-o', argOf('--perf')!, '--', 'sleep', String(SECONDS)], { stdio: 'ignore' }) : null;
       await new Promise((r) => setTimeout(r, SECONDS * 1000));
+      if (perf) await new Promise((r) => perf.once('exit', r));
       const u1 = process.cpuUsage(u0);
       b = threads(roots, xvnc.display);
       console.log(`harness: user ${(u1.user / 1e4 / SECONDS).toFixed(1)}%, system ${(u1.system / 1e4 / SECONDS).toFixed(1)}%`);
@@ -135,6 +145,7 @@ async function main(): Promise<void> {
     console.log(`browser CPU per frame drawn ${(browserCpu * 1000 / Math.max(1, f1 - f0)).toFixed(2)} ms; frames drawn ${((f1 - f0) / SECONDS).toFixed(1)}/s; by process: ${[...byType].sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k} ${(v * 100).toFixed(0)}%`).join(', ')}`);
     for (const [k, v] of rows.slice(0, 25)) console.log(`  ${k} ${(v * 100).toFixed(1)}%`);
     if (args.includes('--rects')) console.log(`rects: ${await viewer.page.evaluate(readRectCensus)}`);
+    if (argOf('--report')) console.log(`report: ${await viewer.page.evaluate(argOf('--report')!)}`);
     await viewer.disconnect();
   } finally {
     try { process.kill(-ff.pid!, 'SIGTERM'); } catch { /* gone */ }

@@ -1,5 +1,7 @@
+import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import { leanSocketsAvailable, socketWriter, type SocketWriter } from '../net/leanSocket';
 
 export interface ChannelCounters {
   /** Server → viewer bytes. */
@@ -17,6 +19,9 @@ const HIGH_WATER = 4 << 20;
  * event-loop turn (up to this size) cuts message count several-fold at no latency cost.
  */
 const MAX_BATCH = 1 << 20;
+/** Room before a batch for the largest WebSocket header a server sends (no mask). */
+const HEADER_ROOM = 10;
+const FIRST_BATCH = 64 * 1024;
 
 export interface PipeOptions {
   /**
@@ -29,35 +34,128 @@ export interface PipeOptions {
   sentForViewer?: Buffer;
 }
 
+/** What the ssh2 patch adds to a Channel for a stream-free path (patches/ssh2+1.17.0.patch). */
+interface SinkChannel extends Duplex {
+  setSink(sink: { write(data: Buffer): void; buffered(): number }): void;
+  consumed(): void;
+}
+
+const isSinkChannel = (s: Duplex): s is SinkChannel => typeof (s as Partial<SinkChannel>).setSink === 'function';
+
+/**
+ * Where a batch goes. The lean path writes each batch as one binary WebSocket frame (header and
+ * payload in one buffer, one write straight to the socket's handle) and reuses the buffer when the
+ * kernel took it at once; ws.send() instead frames it, corks, writes twice and keeps the buffer.
+ * Profiled with a 3D program on TurboVNC (docs/bench-3d.md), the tunnel process's CPU per frame was
+ * mostly such per-message machinery, not bytes.
+ */
+interface FrameOut {
+  /** A buffer with HEADER_ROOM free bytes before `cap` payload bytes. */
+  buffer(cap: number): Buffer;
+  /** Sends `buf[HEADER_ROOM, HEADER_ROOM + n)` as one binary message. */
+  send(buf: Buffer, n: number): void;
+  /** Bytes handed over but not yet taken by the kernel. */
+  pending(): number;
+}
+
+function wsFrameOut(ws: WebSocket, onIdle: () => void): FrameOut {
+  const sock = (ws as unknown as { _socket?: unknown })._socket;
+  if (leanSocketsAvailable && sock instanceof net.Socket) {
+    const w: SocketWriter = socketWriter(sock, onIdle);
+    let spare: Buffer | null = null;
+    return {
+      buffer: (cap) => {
+        if (spare && spare.length >= HEADER_ROOM + cap) return spare;
+        return (spare = Buffer.allocUnsafe(HEADER_ROOM + Math.max(cap, FIRST_BATCH)));
+      },
+      send: (buf, n) => {
+        let h = HEADER_ROOM;
+        if (n < 126) {
+          buf[--h] = n;
+        } else if (n < 65536) {
+          h -= 2;
+          buf.writeUInt16BE(n, h);
+          buf[--h] = 126;
+        } else {
+          h -= 8;
+          buf.writeUInt32BE(Math.floor(n / 2 ** 32), h);
+          buf.writeUInt32BE(n >>> 0, h + 4);
+          buf[--h] = 127;
+        }
+        buf[--h] = 0x82; // FIN, binary
+        w.write(buf.subarray(h, HEADER_ROOM + n));
+        // Kept by libuv until written: the next batch gets a buffer of its own.
+        if (w.pending() > 0 && buf === spare) spare = null;
+      },
+      pending: () => w.pending(),
+    };
+  }
+  let queued = 0;
+  return {
+    buffer: (cap) => Buffer.allocUnsafe(HEADER_ROOM + cap),
+    send: (buf, n) => {
+      queued += n;
+      ws.send(buf.subarray(HEADER_ROOM, HEADER_ROOM + n), { binary: true }, () => {
+        queued -= n;
+        if (queued === 0) onIdle();
+      });
+    },
+    pending: () => queued,
+  };
+}
+
 /** Pipes a tunnel stream to a WebSocket both ways; returns a closer. */
 export function pipeStreamToSocket(stream: Duplex, ws: WebSocket, counters: ChannelCounters, opts: PipeOptions = {}): () => void {
   counters.open = true;
   let owed = opts.sentForViewer ?? null;
-  let chunks: Buffer[] = [];
+  let closed = false;
+  const sink = isSinkChannel(stream) ? stream : null;
+  let paused = false;
+  const out = wsFrameOut(ws, () => {
+    // Everything went out: a sink channel grants window again, a paused stream resumes.
+    if (sink) sink.consumed();
+    else if (paused) {
+      paused = false;
+      stream.resume();
+    }
+  });
+
+  // The batch being gathered this event-loop turn, payload from HEADER_ROOM on.
+  let batch: Buffer | null = null;
   let size = 0;
   let scheduled = false;
-  let queued = 0;
-  let paused = false;
-  let closed = false;
 
   const flush = () => {
     scheduled = false;
     if (size === 0 || ws.readyState !== ws.OPEN) return;
-    const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+    const b = batch!;
     const n = size;
-    chunks = [];
+    batch = null;
     size = 0;
-    queued += n;
-    ws.send(data, { binary: true }, () => {
-      queued -= n;
-      if (paused && queued < HIGH_WATER / 2) {
-        paused = false;
-        stream.resume();
-      }
-    });
-    if (queued > HIGH_WATER && !paused) {
+    out.send(b, n);
+    if (!sink && out.pending() > HIGH_WATER && !paused) {
       paused = true;
       stream.pause();
+    }
+  };
+  // Copies: a sink's data is a view of ssh2's read slab, which it reuses once we return.
+  const add = (d: Buffer) => {
+    if (!batch) batch = out.buffer(Math.max(d.length, FIRST_BATCH));
+    else if (HEADER_ROOM + size + d.length > batch.length) {
+      // Grown, not flushed: one message per event-loop turn however many packets it brought.
+      const bigger = out.buffer(2 * (size + d.length));
+      batch.copy(bigger, HEADER_ROOM, HEADER_ROOM, HEADER_ROOM + size);
+      batch = bigger;
+    }
+    d.copy(batch, HEADER_ROOM + size);
+    size += d.length;
+  };
+  const take = (d: Buffer) => {
+    add(d);
+    if (size >= MAX_BATCH) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
     }
   };
 
@@ -67,34 +165,36 @@ export function pipeStreamToSocket(stream: Duplex, ws: WebSocket, counters: Chan
     const h = held!;
     held = null;
     for (const d of h) take(d);
+    sink?.consumed();
   };
 
-  stream.on('data', (d: Buffer) => {
+  const fromServer = (d: Buffer) => {
     counters.bytesIn += d.length;
     if (held) {
       if (greetingLeft > 0) {
         const g = d.subarray(0, greetingLeft);
         greetingLeft -= g.length;
-        chunks.push(g);
-        size += g.length;
+        add(g);
         if (!greetingLeft) flush();
         d = d.subarray(g.length);
       }
-      if (d.length) held.push(d);
+      if (d.length) held.push(Buffer.from(d));
       if (!owed && !greetingLeft) release();
       return;
     }
     take(d);
-  });
-  const take = (d: Buffer) => {
-    chunks.push(d);
-    size += d.length;
-    if (size >= MAX_BATCH) flush();
-    else if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
-    }
   };
+  if (sink) {
+    sink.setSink({
+      write: fromServer,
+      // Window is granted only for what the browser's socket took (a slow page stalls the server).
+      // The batch itself is not counted: it goes out within this event-loop turn.
+      buffered: () => out.pending() + (held ? held.reduce((t, x) => t + x.length, 0) : 0),
+    });
+  } else {
+    stream.on('data', fromServer);
+  }
+
   ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
     if (!isBinary) return;
     let buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
