@@ -60,11 +60,14 @@ export function loadJpegWasm(binary?: ArrayBuffer): Promise<boolean> {
 let scratch = new Uint8Array(0);
 
 /**
- * Decodes `bytes` to RGBA in a buffer reused by the next call (starting at offset 0, as noVNC's
- * blitImage requires), or null where the decoder is not loaded or the data is not a whole JPEG of
- * `w`×`h` (the caller then uses ImageDecoder, which reports a corrupt rectangle as noVNC does).
+ * Decodes `bytes` to RGBA, or null where the decoder is not loaded or the data is not a whole JPEG
+ * of `w`×`h` (the caller then uses ImageDecoder, which reports a corrupt rectangle as noVNC does).
+ * The pixels are a view of the module's own memory, valid until the next call: drawn from there,
+ * a rectangle is copied once (into the canvas), not twice. `atZero`: a copy at offset 0 of a buffer
+ * reused by the next such call instead, for noVNC's render queue, which copies from offset 0 of
+ * the view's buffer.
  */
-export function decodeJpegRgba(bytes: Uint8Array, w: number, h: number): Uint8Array | null {
+export function decodeJpegRgba(bytes: Uint8Array, w: number, h: number, atZero = false): Uint8Array | null {
   const m = mod;
   if (!m) return null;
   const size = w * h * 4;
@@ -75,9 +78,11 @@ export function decodeJpegRgba(bytes: Uint8Array, w: number, h: number): Uint8Ar
     if (!input || !out) return null;
     new Uint8Array(m.memory.buffer, input, bytes.length).set(bytes);
     if (m.gd_decode(bytes.length, w, h) !== 0) return null;
-    if (scratch.length < size) scratch = new Uint8Array(size);
     // The memory may have grown during the call: the view is made after it.
-    scratch.set(new Uint8Array(m.memory.buffer, out, size));
+    const pixels = new Uint8Array(m.memory.buffer, out, size);
+    if (!atZero) return pixels;
+    if (scratch.length < size) scratch = new Uint8Array(size);
+    scratch.set(pixels);
     return scratch;
   } catch (e) {
     if (!(e instanceof JpegError)) throw e;

@@ -177,9 +177,11 @@ export function installFastPath(rfb: RFB, opts: FastPathOptions): void {
   const d = internals(rfb)._display;
   d.imageRect = (x, y, w, h, mime, arr) => {
     if (w === 0 || h === 0) return;
-    const rgba = opts.wasmJpeg && mime === 'image/jpeg' ? decodeJpegRgba(arr, w, h) : null;
+    // blitImage draws at once, or queues a copy (made from offset 0 of the pixels' buffer) behind a
+    // frame still waiting on ImageDecoder.
+    const queued = d._renderQ.length !== 0;
+    const rgba = opts.wasmJpeg && mime === 'image/jpeg' ? decodeJpegRgba(arr, w, h, queued) : null;
     if (rgba) {
-      // blitImage draws at once, or queues a copy behind a frame still waiting on ImageDecoder.
       d.blitImage(x, y, w, h, rgba, 0, false);
       return;
     }

@@ -105,6 +105,17 @@ describe('JPEG rectangles decoded in WebAssembly', () => {
     expect(worst).toBeLessThanOrEqual(3);
   });
 
+  it('hands out a view of the decoder\'s memory, or (atZero, for noVNC\'s render queue) the same pixels at offset 0 of a buffer of their own', () => {
+    const view = decodeJpegRgba(jpeg, W, H)!;
+    expect(view.length).toBe(W * H * 4);
+    const fromView = view.slice();
+    const copy = decodeJpegRgba(jpeg, W, H, true)!;
+    // noVNC's blitImage copies a queued rectangle from offset 0 of `arr.buffer`.
+    expect(copy.byteOffset).toBe(0);
+    expect(copy.buffer).not.toBe(view.buffer);
+    expect(new Uint8Array(copy.buffer, 0, W * H * 4)).toEqual(fromView);
+  });
+
   it('returns null for a size that is not the rectangle\'s, or for bytes that are not a JPEG, and leaves the page\'s constructors as they were', () => {
     const clamped = globalThis.Uint8ClampedArray;
     const imageData = (globalThis as { ImageData?: unknown }).ImageData;
