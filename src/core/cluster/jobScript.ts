@@ -1,5 +1,6 @@
 import { GpuDeskError } from '../errors';
 import { shellCommand, shellQuote } from '../remote/shellQuote';
+import { DISPLAY_TAKEN_SH } from '../remote/displayPick';
 import { TURBOVNC_ARGS } from '../remote/turboVncArgs';
 import type { JobSettings } from './types';
 
@@ -90,29 +91,11 @@ vgl=""
 if [ -x "$opt/VirtualGL/bin/vglrun" ] && "$opt/VirtualGL/bin/eglinfo" -e >/dev/null 2>&1; then vgl=egl; fi
 geom="$geometry"; xsdir="$dir"; loopback=""; unixsock=""
 if [ "$access" = ssh ]; then loopback=1; unixsock="$dir/vnc.sock"; fi
-# Other users' jobs may share the node: take the first display with no X server, and look past
-# one that another start took in the meantime.
-# The shared ~/.vnc holds vncserver's <host>:<n>.pid files: a live session of ours on this node
-# counts as taken (starting over it would leave its -kill aimed at our Xvnc). Other nodes' files, and
-# the stale ones that jobs killed after KillWait leave behind by the hundred, do not: walking past
-# each was seconds of the user's wait, and pushed displays past :99 (port 6000 and up).
+# Other users' jobs may share the node: take the first display nothing holds (remote/displayPick.ts:
+# X servers, listeners on its ports, live vncserver pid files in the shared ~/.vnc), and look past one
+# that another start took in the meantime.
 vhost=$(uname -n)
-# TurboVNC also refuses a display whose VNC (5900+n) or X (6000+n) TCP port something listens on (a
-# local tunnel, say), or whose abstract X socket is bound (an X server whose /tmp files are not in
-# this /tmp): each refusal costs a second of vncserver's start, so such displays are skipped.
-xabs=" $(grep -o '@/tmp/.X11-unix/X[0-9]*' /proc/net/unix 2>/dev/null | sed 's/.*X//' | tr '\\n' ' ')"
-listening=" "
-for f in /proc/net/tcp /proc/net/tcp6; do
-  [ -r "$f" ] || continue
-  while read -r _ local _ st _; do [ "$st" = 0A ] && listening="$listening$((16#\${local##*:})) "; done <"$f"
-done
-taken() {
-  [ -e "/tmp/.X$1-lock" ] || [ -e "/tmp/.X11-unix/X$1" ] && return 0
-  case $listening in *" $((5900+$1)) "*|*" $((6000+$1)) "*) return 0 ;; esac
-  case $xabs in *" $1 "*) return 0 ;; esac
-  p=""; [ -f "$HOME/.vnc/$vhost:$1.pid" ] && read -r p <"$HOME/.vnc/$vhost:$1.pid"
-  [ -n "$p" ] && kill -0 "$p" 2>/dev/null
-}
+${DISPLAY_TAKEN_SH.trim()}
 try=1; min=1
 while :; do
   n=$min

@@ -29,7 +29,7 @@ describe('the desktop job script', () => {
     for (const bad of ['../x', 'a/b', '', '.', 'x y', '$(id)']) expect(() => buildJob({}, bad), bad).toThrow(/cannot name a directory/);
   });
 
-  it('a display counts as taken by an X server here, a listener on its ports or a live session of ours on this node, not by stale or other nodes\' pid files', async () => {
+  it('a display counts as taken by an X server here, a listener on its ports or a live vncserver pid file, not by stale pid files of this node or others', async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-taken-'));
     try {
       const script = buildJob({}).script;
@@ -39,14 +39,17 @@ describe('the desktop job script', () => {
       const host = os.hostname();
       // A display number no X server here uses, so only the pid files decide.
       const free = [...Array(400).keys()].map((i) => 600 + i).filter((n) => !fs.existsSync(`/tmp/.X${n}-lock`) && !fs.existsSync(`/tmp/.X11-unix/X${n}`));
-      const [live, stale, elsewhere, none] = free;
+      const [live, stale, elsewhere, none, renamed] = free;
       fs.writeFileSync(path.join(vnc, `${host}:${live}.pid`), `${process.pid}\n`);
       fs.writeFileSync(path.join(vnc, `${host}:${stale}.pid`), '2147483646\n');
-      fs.writeFileSync(path.join(vnc, `othernode:${elsewhere}.pid`), `${process.pid}\n`);
-      const out = execFileSync('bash', ['-c', `${fn}\nfor n in "$@"; do taken "$n" && echo "$n taken" || echo "$n free"; done`, 'x', String(live), String(stale), String(elsewhere), String(none)], { encoding: 'utf8', env: { ...process.env, HOME: home } });
-      expect(out.trim().split('\n')).toEqual([`${live} taken`, `${stale} free`, `${elsewhere} free`, `${none} free`]);
+      // Jobs on other nodes killed after KillWait leave files in the shared home: dead pids here.
+      fs.writeFileSync(path.join(vnc, `othernode:${elsewhere}.pid`), '2147483645\n');
+      // A live session whose file the wrapper named otherwise (its host name, not uname -n) still counts.
+      fs.writeFileSync(path.join(vnc, `${host}.example.org:${renamed}.pid`), `${process.pid}\n`);
+      const out = execFileSync('bash', ['-c', `${fn}\nfor n in "$@"; do taken "$n" && echo "$n taken" || echo "$n free"; done`, 'x', String(live), String(stale), String(elsewhere), String(none), String(renamed)], { encoding: 'utf8', env: { ...process.env, HOME: home } });
+      expect(out.trim().split('\n')).toEqual([`${live} taken`, `${stale} free`, `${elsewhere} free`, `${none} free`, `${renamed} taken`]);
       // Something listening on the display's VNC port (a tunnel, say) makes TurboVNC refuse it: skipped too.
-      const port = free.slice(4).map((n) => 5900 + n).find((p) => !execFileSync('bash', ['-c', 'cat /proc/net/tcp /proc/net/tcp6'], { encoding: 'utf8' }).toUpperCase().includes(`:${p.toString(16).toUpperCase().padStart(4, '0')} `))!;
+      const port = free.slice(5).map((n) => 5900 + n).find((p) => !execFileSync('bash', ['-c', 'cat /proc/net/tcp /proc/net/tcp6'], { encoding: 'utf8' }).toUpperCase().includes(`:${p.toString(16).toUpperCase().padStart(4, '0')} `))!;
       const server = net.createServer().listen(port, '127.0.0.1');
       try {
         await new Promise((r) => server.once('listening', r));
@@ -57,7 +60,7 @@ describe('the desktop job script', () => {
       }
       // An X server's abstract socket alone (its /tmp files elsewhere) also takes the display.
       const unix = fs.readFileSync('/proc/net/unix', 'utf8');
-      const abs = free.slice(4).find((n) => !unix.includes(`@/tmp/.X11-unix/X${n}\n`))!;
+      const abs = free.slice(5).find((n) => !unix.includes(`@/tmp/.X11-unix/X${n}\n`))!;
       const x = net.createServer().listen(`\0/tmp/.X11-unix/X${abs}`);
       try {
         await new Promise((r) => x.once('listening', r));

@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DISPLAY_TAKEN_SH, PICK_DISPLAY_SH } from '../../../src/core/remote/displayPick';
 
@@ -38,6 +39,41 @@ describe('which display a new session may take (shell text shared by every start
     fs.writeFileSync(path.join(vnc, `${os.hostname()}:${d}.pid`), 'not a pid\n');
     expect(isTaken(c)).toBe('free');
     expect(isTaken(d)).toBe('free');
+  });
+
+  it('a display whose VNC or X port something listens on, or whose abstract X socket is bound, is taken (TurboVNC would refuse it)', async () => {
+    const listen = (where: number | string) => new Promise<net.Server | null>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(null));
+      if (typeof where === 'number') srv.listen(where, '127.0.0.1', () => resolve(srv));
+      else srv.listen(where, () => resolve(srv));
+    });
+    const servers: net.Server[] = [];
+    try {
+      // Each on a display with no X server here whose port or socket this test could take (other
+      // test runs on this machine may hold some).
+      const kinds: [string, (n: number) => number | string][] = [
+        ['VNC port', (n) => 5900 + n],
+        ['X port', (n) => 6000 + n],
+        ['abstract X socket', (n) => `\0/tmp/.X11-unix/X${n}`],
+      ];
+      let candidates = quietDisplays().slice(4);
+      for (const [kind, where] of kinds) {
+        let held: number | null = null;
+        for (const n of candidates) {
+          const srv = await listen(where(n));
+          if (!srv) continue;
+          servers.push(srv);
+          held = n;
+          break;
+        }
+        expect(held, `a display whose ${kind} this test could hold`).not.toBeNull();
+        expect(isTaken(held!), kind).toBe('taken');
+        candidates = candidates.filter((n) => n !== held);
+      }
+    } finally {
+      for (const srv of servers) srv.close();
+    }
   });
 
   it('a hundred stale pid files (jobs killed after KillWait) still leave a display to start on', () => {
