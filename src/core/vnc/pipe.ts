@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import tls from 'node:tls';
 import type { WebSocket } from 'ws';
 import { leanSocketsAvailable, socketWriter, type SocketWriter } from '../net/leanSocket';
 
@@ -60,7 +61,8 @@ interface FrameOut {
 
 function wsFrameOut(ws: WebSocket, onIdle: () => void): FrameOut {
   const sock = (ws as unknown as { _socket?: unknown })._socket;
-  if (leanSocketsAvailable && sock instanceof net.Socket) {
+  // A plain socket only: a TLS socket's bytes must go through its encryption, not straight to a handle.
+  if (leanSocketsAvailable && sock instanceof net.Socket && !(sock instanceof tls.TLSSocket)) {
     const w: SocketWriter = socketWriter(sock, onIdle);
     let spare: Buffer | null = null;
     return {
