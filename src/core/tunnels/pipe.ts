@@ -1,24 +1,13 @@
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { socketWriter } from '../net/leanSocket';
+import { isSinkChannel, type SinkChannel } from '../ssh/sinkChannel';
 
 export interface PipeCounters {
   /** Server → local client. */
   bytesIn: number;
   /** Local client → server. */
   bytesOut: number;
-}
-
-/** What the ssh2 patch adds to a Channel for a stream-free path (patches/ssh2+1.17.0.patch). */
-interface SinkChannel extends Duplex {
-  setSink(sink: { write(data: Buffer): void; buffered(): number }): void;
-  consumed(): void;
-  send(data: Buffer, cb: () => void): boolean;
-  eof(): void;
-}
-
-function isSinkChannel(channel: Duplex): channel is SinkChannel {
-  return typeof (channel as Partial<SinkChannel>).setSink === 'function';
 }
 
 /** Where the local socket's data is delivered (adoptAccepted's onData for a lean socket). */

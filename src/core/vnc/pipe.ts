@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import type { WebSocket } from 'ws';
 import { leanSocketsAvailable, socketWriter, type SocketWriter } from '../net/leanSocket';
+import { isSinkChannel } from '../ssh/sinkChannel';
 
 export interface ChannelCounters {
   /** Server → viewer bytes. */
@@ -34,14 +35,6 @@ export interface PipeOptions {
    */
   sentForViewer?: Buffer;
 }
-
-/** What the ssh2 patch adds to a Channel for a stream-free path (patches/ssh2+1.17.0.patch). */
-interface SinkChannel extends Duplex {
-  setSink(sink: { write(data: Buffer): void; buffered(): number }): void;
-  consumed(): void;
-}
-
-const isSinkChannel = (s: Duplex): s is SinkChannel => typeof (s as Partial<SinkChannel>).setSink === 'function';
 
 /**
  * Where a batch goes. The lean path writes each batch as one binary WebSocket frame (header and
