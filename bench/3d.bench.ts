@@ -29,7 +29,8 @@ import { cpuDiff, cpuSnapshot, VIEWER_PROCS } from './viewer/cpu';
 import { runNativeViewer, stop } from './viewer/nativeViewer';
 import { benchProfile, COMPRESSION, QUALITY, startViewerBed } from './viewer/setup';
 import { waitForX } from './viewer/x11';
-import { startOpenssh, startProxy, type Proc } from './tunnel/procs';
+import { startOpenssh, type Proc } from './tunnel/procs';
+import { SHAPED_LINK, startShapedLink } from './3d/link';
 import { logSize, profiledRates, statsSince } from './3d/turboLog';
 import { startTurboSession, type TurboSession } from './3d/turboSession';
 import { vncPasswdFile } from './3d/vncPasswd';
@@ -55,10 +56,6 @@ function cpuWatch(): () => string {
   return () => (SHOW_CPU ? `; cpu ${cpuDiff(a, cpuSnapshot(PROCS), (performance.now() - t) / 1000)}` : '');
 }
 
-const RATE_MBIT = 100;
-const DELAY_MS = 5;
-/** The bottleneck's buffer per direction: about 80 ms at 100 Mbit/s, a switch's order, not a bufferbloated modem's. */
-const LINK_BUFFER = 1024 * 1024;
 const SCREEN = { width: 1280, height: 960 };
 
 const line = (s: string) => process.stdout.write(`${s}\n`);
@@ -114,7 +111,7 @@ async function main(): Promise<void> {
       const link = await openLink(name, bed, session, home, viewer);
       const trials: Record<PartyName, Trial[]> = { a: [], b: [], c: [], r: [] };
       summary[name] = trials;
-      line(`link ${name}: ${name === 'shaped' ? `${RATE_MBIT} Mbit/s and ${DELAY_MS} ms each way (delaying, rate-limiting proxy, ${LINK_BUFFER / 1024} KiB buffer per direction)` : 'plain loopback to the sshd'}`);
+      line(`link ${name}: ${name === 'shaped' ? `${SHAPED_LINK.rateMbit} Mbit/s and ${SHAPED_LINK.delayMs} ms each way (delaying, rate-limiting proxy, ${SHAPED_LINK.bufferBytes / 1024} KiB buffer per direction)` : 'plain loopback to the sshd'}`);
       for (let round = 0; round < ROUNDS; round++) {
         const order: PartyName[] = round % 2 === 0 ? ['r', 'a', 'b', 'c'] : ['c', 'b', 'a', 'r'];
         for (const p of order) {
@@ -175,10 +172,8 @@ async function main(): Promise<void> {
 
 async function openLink(name: string, bed: Awaited<ReturnType<typeof startViewerBed>>['bed'], session: TurboSession, home: string, viewer: BrowserViewer): Promise<Link> {
   if (name !== 'shaped' && name !== 'loopback') throw new Error(`--links: "${name}" is not a link; use shaped and/or loopback`);
-  const proc = name === 'shaped' ? await startProxy(bed.port, DELAY_MS, { rateBytesPerSec: (RATE_MBIT * 1e6) / 8, maxQueuedBytes: LINK_BUFFER }) : null;
+  const proc = name === 'shaped' ? await startShapedLink(bed, home) : null;
   const port = proc?.port ?? bed.port;
-  // gpu-desk checks host keys like OpenSSH: the proxy's address is a host of its own.
-  if (proc) fs.appendFileSync(path.join(home, 'known_hosts'), `[127.0.0.1]:${port} ${bed.knownHostsLine.split(' ').slice(1).join(' ')}\n`);
   const profile = `spheres-${name}`;
   // No default display: a profile that names one opens the viewer before the probe has said TurboVNC, without a one-time password.
   await viewer.addProfile({ ...benchProfile(profile, port, bed.user, bed.userKeyPath, session.display), display: {} });

@@ -22,7 +22,7 @@ import { BrowserViewer } from './browserViewer';
 import { sampleProcs } from './cpu';
 import { startBenchDesktop, type Flavour } from './desktops';
 import { startViewerBed } from './setup';
-import { startProxy } from '../tunnel/procs';
+import { startShapedLink } from '../3d/link';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const document: any;
@@ -103,8 +103,7 @@ async function main(): Promise<void> {
   const xvnc = await startBenchDesktop(flavour, bed, `${w}x${h}`);
   const viewer = await BrowserViewer.launch(harness, { width: w + 40, height: h + 120 }, { query: argOf('--query'), args: extra });
   // --shaped: through bench:3d's link (100 Mbit/s, 5 ms each way) instead of plain loopback.
-  const link = args.includes('--shaped') ? await startProxy(bed.port, 5, { rateBytesPerSec: 100e6 / 8, maxQueuedBytes: 1 << 20 }) : null;
-  if (link) fs.appendFileSync(path.join(app.home, 'known_hosts'), `[127.0.0.1]:${link.port} ${bed.knownHostsLine.split(' ').slice(1).join(' ')}\n`);
+  const link = args.includes('--shaped') ? await startShapedLink(bed, app.home) : null;
   await xvnc.addProfile(viewer, 'p', link?.port ?? bed.port);
   if (argOf('--css')) await viewer.page.evaluate((css) => { const st = document.createElement('style'); st.textContent = css; document.head.append(st); }, argOf('--css'));
   const ff = args.includes('--spheres') ? xvnc.run(['/opt/VirtualGL/bin/vglrun', '-d', 'egl0', '/opt/VirtualGL/bin/glxspheres64', '-w', '1240x900']) : args.includes('--idle') ? xvnc.run(['sleep', '600']) : xvnc.run(['ffplay', '-loglevel', 'quiet', '-an', '-noborder', '-left', '0', '-top', '0', '-f', 'lavfi', '-i', `testsrc2=size=${w}x${h}:rate=60`], { SDL_RENDER_DRIVER: 'software' });
