@@ -85,10 +85,17 @@ const RECIPES: Record<DistroKey, Recipe> = {
 
 // An earlier run cut off mid-install (the connection dropped, the step was killed) may still hold
 // dpkg's lock or have left packages unpacked but not configured: wait for the lock, then finish
-// what dpkg started before installing anything new.
+// what dpkg started before installing anything new. A package cut off in the middle of its unpack
+// is left half-installed, which `dpkg --configure -a` refuses ("reinstall it before attempting
+// configuration"): such packages are reinstalled first.
 const APT_LOCK_WAIT = '-o DPkg::Lock::Timeout=900';
-const DEB_PRELUDE = 'export DEBIAN_FRONTEND=noninteractive\ndpkg --configure -a || true';
 const aptGet = (args: string[]) => `apt-get ${APT_LOCK_WAIT} ${shellCommand(args)}`;
+const DEB_PRELUDE = [
+  'export DEBIAN_FRONTEND=noninteractive',
+  `half=$(dpkg-query -W -f='\${db:Status-Abbrev} \${binary:Package}\\n' 2>/dev/null | awk '$1 ~ /^.H/ || $1 ~ /^..R/ {print $2}')`,
+  `[ -z "$half" ] || ${aptGet(['install', '-y', '-q', '--reinstall'])} $half || true`,
+  'dpkg --configure -a || true',
+].join('\n');
 
 function installCmd(r: Recipe, pkgs: string[]): string {
   return r.family === 'deb'
