@@ -37,6 +37,7 @@ import type {
   UploadTicket,
   VncSessionView,
   ViewerTicket,
+  VideoTicket,
 } from './models';
 import { LANGUAGE_CHOICES } from './language';
 
@@ -216,6 +217,21 @@ export const methods = {
   'viewer.stats': m(z.strictObject({ viewerId: id }), out<ByteCounters>()),
   /** The one-time password of a ticket with passwordLater (waits for its fetch; null when none came). */
   'viewer.password': m(z.strictObject({ viewerId: id }), out<{ password: string | null }>()),
+  /**
+   * Video mode: the viewer's desktop as H.264 from the server's encoder, on a channel of its own (a new
+   * call replaces the viewer's stream: a resize, another bitrate, a fresh key frame).
+   */
+  'viewer.videoStart': m(
+    z.strictObject({
+      viewerId: id,
+      width: z.number().int().min(16).max(8192),
+      height: z.number().int().min(16).max(8192),
+      fps: z.number().int().min(1).max(120),
+      bitrateKbps: z.number().int().min(250).max(200_000),
+    }),
+    out<VideoTicket>(),
+  ),
+  'viewer.videoStop': m(z.strictObject({ viewerId: id }), out<void>()),
 
   /** Partitions (with their GPUs) and accounts the cluster offers, for a cluster profile's form. */
   'clusters.defaults': m(byConnection, out<ClusterDefaultsView>()),

@@ -40,6 +40,7 @@ export type ErrorCode =
   | 'SUDO_FAILED'
   | 'PLAN_STEP_FAILED'
   | 'VNC_SESSION_FAILED'
+  | 'VIDEO_UNAVAILABLE'
   | 'CANCELLED'
   | 'SLURM_FAILED'
   | 'JOB_NOT_FOUND'

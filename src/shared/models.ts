@@ -34,6 +34,26 @@ export interface ViewerPrefs {
   adaptive: boolean;
   viewOnly: boolean;
   showHud: boolean;
+  /** VNC (JPEG/lossless tiles), video (H.264 from the server's encoder), or auto (video while the screen moves and the link cannot carry tiles). */
+  codec: ViewerCodec;
+  /** Video bitrate bounds (kbit/s): the bitrate follows the measured link between them. */
+  videoMinKbps: number;
+  videoMaxKbps: number;
+}
+
+export type ViewerCodec = 'vnc' | 'video' | 'auto';
+
+/** The H.264 encoders video mode can use, best first (see core/video/encoderCheck.ts). */
+export type VideoEncoderName = 'h264_nvenc' | 'h264_vaapi' | 'libx264';
+
+/** Where the viewer's video stream is: a one-use channel URL, and what the encoder was told. */
+export interface VideoTicket {
+  url: string;
+  encoder: VideoEncoderName;
+  width: number;
+  height: number;
+  fps: number;
+  bitrateKbps: number;
 }
 
 export const defaultViewerPrefs: ViewerPrefs = {
@@ -47,6 +67,9 @@ export const defaultViewerPrefs: ViewerPrefs = {
   adaptive: false,
   viewOnly: false,
   showHud: true,
+  codec: 'auto',
+  videoMinKbps: 1000,
+  videoMaxKbps: 50_000,
 };
 
 /** How a profile logs in (the profiles store's own union; secrets live in the keychain only). */

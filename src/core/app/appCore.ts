@@ -34,6 +34,8 @@ import { probeHttp, probeLocalHttp, viewerCommands } from './tunnelInfo';
 import { importSshConfigHosts, listSshConfigHosts } from './sshConfigImport';
 import { escapeServerText } from '../serverText';
 import { loadSettings, saveSettings } from './settingsFile';
+import { VideoStreams, type VideoTarget } from './videoStreams';
+import { checkEncoders, encoderChoice } from '../video/encoderCheck';
 
 export interface AppCoreDeps {
   profiles: ProfileStore;
@@ -131,6 +133,7 @@ export class AppCore {
   private readonly log: (line: string) => void;
   private readonly files: FileTransfers;
   private readonly jobRecords: JobRecords | null;
+  private readonly video: VideoStreams;
 
   constructor(private readonly deps: AppCoreDeps) {
     this.log = deps.log ?? (() => {});
@@ -146,6 +149,13 @@ export class AppCore {
       deps.emit(name, payload);
     };
     this.clusters = new ClusterJobs(emit, this.log);
+    this.video = new VideoStreams({
+      hub: deps.hub,
+      channelBase: () => deps.channelBase(),
+      target: (viewerId) => this.videoTarget(viewerId),
+      encoders: async (session) => encoderChoice(await checkEncoders(session as SshConnection)),
+      log: this.log,
+    });
     this.prompts = new PromptBroker(
       (req) => deps.emit('prompt', req),
       (promptId) => deps.emit('prompt.cancel', { promptId }),
@@ -307,7 +317,20 @@ export class AppCore {
         this.deps.emit('forwards.changed', this.forwardViews());
       },
       ...this.files.handlers(),
+      ...this.video.handlers(),
     };
+  }
+
+  private videoTarget(viewerId: string): VideoTarget {
+    const v = this.viewers.get(viewerId);
+    if (!v) throw new GpuDeskError('BAD_ARGUMENT', 'That viewer is closed', 'open the session again');
+    if (v.jobId) {
+      const link = this.clusters.openLink(v.jobId);
+      return link?.node
+        ? { session: link.node, display: v.display, machine: `job:${v.jobId}` }
+        : { session: null, display: v.display, machine: `job:${v.jobId}`, whyNot: 'the job\'s desktop is reached through a login-node forward, with no shell on its node' };
+    }
+    return { session: this.ready(v.connectionId).conn!, display: v.display, machine: v.connectionId };
   }
 
   /** The job records are a convenience: a file that cannot be written is logged, never a failed request. */
@@ -751,6 +774,7 @@ export class AppCore {
     await l.tunnels?.closeAll();
     l.forwards.clear();
     await l.conn?.close();
+    this.video.forgetMachine(connectionId);
     for (const pw of l.vncPasswords.values()) pw.release();
     l.vncPasswords.clear();
     l.state = 'closed';
@@ -881,6 +905,7 @@ export class AppCore {
   }
 
   private closeViewer(viewerId: string): void {
+    this.video.stop(viewerId);
     this.deps.hub.revoke(viewerId);
     const v = this.viewers.get(viewerId);
     v?.release();

@@ -76,6 +76,11 @@ export class ClusterJobs {
     return link;
   }
 
+  /** The open link of a job's viewer, if any. */
+  openLink(jobId: string): JobDesktopLink | undefined {
+    return this.links.get(jobId);
+  }
+
   async closeLink(jobId: string): Promise<void> {
     const l = this.links.get(jobId);
     this.links.delete(jobId);

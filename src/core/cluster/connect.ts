@@ -19,6 +19,8 @@ export interface JobDesktopLink {
   oneTimePassword(): Promise<string>;
   /** What a Tunnel needs: each local connection becomes open(). */
   forwarding: ForwardingConnection;
+  /** Commands on the node itself (video mode's encoder): only with SSH to the node. */
+  node: SshConnection | null;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function connectJobDesktop(
       open,
       oneTimePassword,
       forwarding: { get state() { return login.state; }, whenReady: (t) => login.whenReady(t), forwardOut: () => open(), forwardOutUnix: () => open() },
+      node: null,
       close: async () => {},
     };
   }
@@ -85,6 +88,7 @@ export async function connectJobDesktop(
     open,
     oneTimePassword,
     forwarding: { get state() { return node.state; }, whenReady: (t) => node.whenReady(t), forwardOut: () => open(), forwardOutUnix: () => open() },
+    node,
     close: () => node.close(),
   };
 }

@@ -452,6 +452,23 @@ export class SshConnection extends EventEmitter implements SshSession {
     });
   }
 
+  /**
+   * A command whose output is a stream (video mode's encoder): the channel itself, stdout as its data
+   * and stderr beside it. Closing it ends the command's stdin, which the caller's script waits on.
+   */
+  execStream(command: string): Promise<ClientChannel> {
+    return new Promise((resolve, reject) => {
+      try {
+        this.client().exec(command, (err, stream) => {
+          if (err) reject(this.lostDuring(err, 'starting a command') ?? new GpuDeskError('REMOTE_COMMAND_FAILED', `The server refused to run a command (${err.message})`, 'check that the account may run commands (no ForceCommand/restricted shell)'));
+          else resolve(stream);
+        });
+      } catch (e) {
+        reject(e as Error);
+      }
+    });
+  }
+
   /** An SFTP session on this connection (one more channel: no second login, no second 2FA prompt). */
   sftp(): Promise<SFTPWrapper> {
     return new Promise((resolve, reject) => {

@@ -142,6 +142,8 @@ export interface SshSession {
   readonly endpoint: SshEndpoint;
   /** Run a command; the string must already be quoted with shellQuote(). */
   exec(command: string, opts?: ExecOptions): Promise<ExecResult>;
+  /** A command whose stdout is a stream (stderr on `.stderr`); the string must already be quoted. */
+  execStream?(command: string): Promise<import('ssh2').ClientChannel>;
   /** A TCP stream to host:port as seen from the server (direct-tcpip). */
   forwardOut(host: string, port: number): Promise<Duplex>;
   /** A stream to a Unix socket on the server (TurboVNC -rfbunixpath). */

@@ -42,6 +42,7 @@ export default {
     SUDO_FAILED: 'sudo refused the password.',
     PLAN_STEP_FAILED: 'A set-up step failed.',
     VNC_SESSION_FAILED: 'The VNC desktop did not start.',
+    VIDEO_UNAVAILABLE: 'Video mode is not available for this desktop.',
     CANCELLED: 'Cancelled.',
     SLURM_FAILED: 'Slurm refused the request.',
     JOB_NOT_FOUND: 'Slurm does not know that job.',

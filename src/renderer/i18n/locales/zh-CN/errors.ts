@@ -41,6 +41,7 @@ const zhCN: Catalogue<typeof en> = {
     SUDO_FAILED: 'sudo 拒绝了该密码。',
     PLAN_STEP_FAILED: '某个配置步骤失败。',
     VNC_SESSION_FAILED: 'VNC 桌面未能启动。',
+    VIDEO_UNAVAILABLE: '此桌面无法使用视频模式。',
     CANCELLED: '已取消。',
     SLURM_FAILED: 'Slurm 拒绝了该请求。',
     JOB_NOT_FOUND: 'Slurm 找不到该作业。',

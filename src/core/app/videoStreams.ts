@@ -1,0 +1,88 @@
+import type { Duplex } from 'node:stream';
+import { GpuDeskError } from '../errors';
+import type { Handlers } from '../../shared/contract';
+import type { VideoEncoderName, VideoTicket } from '../../shared/models';
+import type { ChannelHub } from '../vnc/channelHub';
+import { openVideoStream, type VideoStreamSession } from '../video/videoStream';
+
+/** Where a viewer's desktop runs: the shell that can start its encoder, and its display. */
+export interface VideoTarget {
+  session: VideoStreamSession | null;
+  display: number;
+  /** Why there is no session (e.g. a job desktop reached by a login-node forward). */
+  whyNot?: string;
+  /** Cache key of the machine that encodes (a connection id, or a job's node). */
+  machine: string;
+}
+
+/** The encoders of a machine, best first, as its probe found them by test encodes. */
+export interface VideoEncoderChoice {
+  best: VideoEncoderName | null;
+  renderNode?: string;
+  /** Why none works (no ffmpeg, no H.264 encoder): shown in the viewer when video cannot start. */
+  why?: string;
+}
+
+export interface VideoStreamsDeps {
+  hub: ChannelHub;
+  channelBase(): string;
+  /** The desktop of an open viewer (throws when the viewer is closed). */
+  target(viewerId: string): VideoTarget;
+  /** Which encoder the machine has (asked once per machine and kept until it is forgotten). */
+  encoders(session: VideoStreamSession): Promise<VideoEncoderChoice>;
+  log(line: string): void;
+}
+
+/**
+ * Video mode's streams: one per viewer at most, each a hub ticket whose stream is the server's
+ * encoder (core/video/videoStream.ts). A new start for the same viewer replaces the old stream (a
+ * resize, a new bitrate, a key frame after a decoder error): the old encoder ends with its channel.
+ */
+export class VideoStreams {
+  private readonly live = new Map<string, string>();
+  private readonly choices = new Map<string, Promise<VideoEncoderChoice>>();
+
+  constructor(private readonly deps: VideoStreamsDeps) {}
+
+  handlers(): Pick<Handlers, 'viewer.videoStart' | 'viewer.videoStop'> {
+    return {
+      'viewer.videoStart': (i) => this.start(i),
+      'viewer.videoStop': async ({ viewerId }) => this.stop(viewerId),
+    };
+  }
+
+  private async start({ viewerId, width, height, fps, bitrateKbps }: { viewerId: string; width: number; height: number; fps: number; bitrateKbps: number }): Promise<VideoTicket> {
+    const t = this.deps.target(viewerId);
+    if (!t.session) throw new GpuDeskError('VIDEO_UNAVAILABLE', `Video mode is not available for this desktop: ${t.whyNot ?? 'no shell on its machine'}`, 'keep the VNC codec');
+    const session = t.session;
+    let choice = this.choices.get(t.machine);
+    if (!choice) {
+      choice = this.deps.encoders(session);
+      this.choices.set(t.machine, choice);
+      // A failed look-up is asked again next time (the connection may have dropped meanwhile).
+      choice.catch(() => this.choices.delete(t.machine));
+    }
+    const c = await choice;
+    if (!c.best) throw new GpuDeskError('VIDEO_UNAVAILABLE', `Video mode is not available on this server: ${c.why ?? 'no H.264 encoder works'}`, 'install ffmpeg with libx264 (the Set-up tab has the step), or keep the VNC codec');
+    const encoder = c.best;
+    this.stop(viewerId);
+    const spec = { display: t.display, width, height, fps, bitrateKbps, encoder, ...(c.renderNode ? { renderNode: c.renderNode } : {}) };
+    const open = (): Promise<Duplex> => openVideoStream(session, spec);
+    const ticket = this.deps.hub.register(open, { eager: true });
+    this.live.set(viewerId, ticket.id);
+    return { url: `${this.deps.channelBase()}${ticket.path}`, encoder, width: spec.width & ~1, height: spec.height & ~1, fps, bitrateKbps };
+  }
+
+  /** Ends the viewer's video stream, if any (its encoder ends with the channel). */
+  stop(viewerId: string): void {
+    const id = this.live.get(viewerId);
+    if (!id) return;
+    this.live.delete(viewerId);
+    this.deps.hub.revoke(id);
+  }
+
+  /** A machine's encoders are asked again after its connection went (another login may see another ffmpeg). */
+  forgetMachine(machine: string): void {
+    this.choices.delete(machine);
+  }
+}

@@ -1,0 +1,99 @@
+import { GpuDeskError } from '../errors';
+import { shScript } from '../remote/shellQuote';
+import type { VideoEncoderName } from '../../shared/models';
+
+/** What one video stream is made of: the session's display, its size, and the encoder's budget. */
+export interface VideoStreamSpec {
+  display: number;
+  width: number;
+  height: number;
+  fps: number;
+  bitrateKbps: number;
+  encoder: VideoEncoderName;
+  /** The render node for h264_vaapi (the probe's first /dev/dri/renderD*). */
+  renderNode?: string;
+}
+
+export const VIDEO_LIMITS = {
+  maxWidth: 8192,
+  maxHeight: 8192,
+  minFps: 1,
+  maxFps: 120,
+  minKbps: 250,
+  maxKbps: 200_000,
+} as const;
+
+/**
+ * The encoder's own low-latency settings, best practice for each: no B-frames (a B-frame waits for
+ * the frame after it), rate control that follows the link's budget with a buffer of about one frame
+ * (so a burst never queues seconds of video), and periodic intra refresh instead of fixed IDR frames
+ * (an IDR every N frames is a 10x spike the link cannot carry in one frame time). A new key frame is
+ * asked for by starting a new stream, whose first access unit always is one.
+ */
+function encoderArgs(s: VideoStreamSpec): string[] {
+  const kbps = `${s.bitrateKbps}k`;
+  // One frame's worth of bits as the VBV buffer: the stream never runs ahead of the link by more.
+  const buf = `${Math.max(64, Math.round(s.bitrateKbps / s.fps) * 2)}k`;
+  switch (s.encoder) {
+    case 'libx264':
+      return [
+        '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-bf', '0',
+        '-intra-refresh', '1', '-g', String(s.fps * 2), '-b:v', kbps, '-maxrate', kbps, '-bufsize', buf,
+        '-pix_fmt', 'yuv420p', '-profile:v', 'baseline',
+      ];
+    case 'h264_nvenc':
+      return [
+        '-c:v', 'h264_nvenc', '-preset', 'p1', '-tune', 'ull', '-zerolatency', '1', '-bf', '0', '-rc', 'cbr',
+        '-b:v', kbps, '-maxrate', kbps, '-bufsize', buf, '-g', String(s.fps * 60), '-intra-refresh', '1',
+        '-pix_fmt', 'yuv420p', '-profile:v', 'main',
+      ];
+    case 'h264_vaapi':
+      return ['-vf', 'format=nv12,hwupload', '-c:v', 'h264_vaapi', '-bf', '0', '-rc_mode', 'CBR', '-b:v', kbps, '-maxrate', kbps, '-g', String(s.fps * 60)];
+  }
+}
+
+export function checkVideoSpec(s: VideoStreamSpec): void {
+  const L = VIDEO_LIMITS;
+  const bad = (what: string) => new GpuDeskError('BAD_ARGUMENT', `Video mode cannot start: ${what}`, 'reconnect the viewer; if it persists, switch the codec to VNC');
+  if (!Number.isInteger(s.display) || s.display < 0 || s.display > 9999) throw bad(`display :${s.display} is not a display number`);
+  if (!Number.isInteger(s.width) || !Number.isInteger(s.height) || s.width < 16 || s.height < 16 || s.width > L.maxWidth || s.height > L.maxHeight) throw bad(`the screen size ${s.width}x${s.height} is outside 16x16–${L.maxWidth}x${L.maxHeight}`);
+  if (s.renderNode !== undefined && !/^\/dev\/dri\/renderD[0-9]+$/.test(s.renderNode)) throw bad(`${s.renderNode} is not a render node`);
+}
+
+/**
+ * The remote command: ffmpeg grabs the session's X display (x11grab, the cursor left out: the viewer
+ * draws its own) and writes raw H.264 (Annex B) with an access-unit delimiter before each frame, so
+ * the desk splits frames without parsing slices. ffmpeg runs in the background and the script waits on
+ * its stdin: when the viewer closes the channel, stdin ends and ffmpeg is killed, so nothing keeps
+ * running on the server (ffmpeg would otherwise only notice at its next write, or never if x11grab blocks).
+ */
+export function encoderCommand(s: VideoStreamSpec): string {
+  checkVideoSpec(s);
+  // yuv420p needs even sizes: an odd last column or row stays as RFB drew it.
+  const w = s.width & ~1;
+  const h = s.height & ~1;
+  const argv = [
+    '-hide_banner', '-nostdin', '-loglevel', 'error',
+    ...(s.encoder === 'h264_vaapi' ? ['-vaapi_device', s.renderNode ?? '/dev/dri/renderD128'] : []),
+    '-f', 'x11grab', '-draw_mouse', '0', '-framerate', String(s.fps), '-video_size', `${w}x${h}`, '-i', `:${s.display}`,
+    ...encoderArgs(s),
+    '-bsf:v', 'h264_metadata=aud=insert', '-flush_packets', '1', '-f', 'h264', 'pipe:1',
+  ];
+  const script = [
+    'PATH="$PATH:/usr/local/bin"',
+    'command -v ffmpeg >/dev/null 2>&1 || { echo "gpu-desk: ffmpeg is not installed on this server" >&2; exit 127; }',
+    `DISPLAY=:${s.display}; export DISPLAY`,
+    // A background job's stdin is /dev/null in sh: the channel's stdin goes to the watcher as fd 3.
+    'exec 3<&0',
+    'ffmpeg "$@" </dev/null 3<&- &',
+    'p=$!',
+    // The viewer's end of the channel closing is the only way this stream stops.
+    '{ cat <&3 >/dev/null 2>&1; kill "$p" 2>/dev/null; } >/dev/null 2>&1 &',
+    'w=$!',
+    'exec 3<&-',
+    'wait "$p"; rc=$?',
+    'kill "$w" 2>/dev/null',
+    'exit "$rc"',
+  ].join('\n');
+  return shScript(script, argv);
+}

@@ -1,0 +1,140 @@
+import { execFile } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { cleanupAll, startSshd, type SshdBed } from '../../bed';
+import { bedOptions } from '../../helpers/ssh';
+import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
+import { ChannelHub } from '../../../src/core/vnc/channelHub';
+import { killSession, startSession } from '../../../src/core/remote/vncSessions';
+import { openVideoStream } from '../../../src/core/video/videoStream';
+import { checkEncoders, encoderChoice } from '../../../src/core/video/encoderCheck';
+import { nalTypes } from '../../../src/core/video/accessUnits';
+import { VIDEO_FRAME } from '../../../src/shared/videoFrames';
+
+/**
+ * Video mode's server side against real parts: a TurboVNC 3.3 desktop behind the bed's sshd, Debian's
+ * ffmpeg with libx264 encoding its display, the stream carried by gpu-desk's channel (hub + WebSocket).
+ */
+const ORIGIN = 'http://127.0.0.1:5556';
+let bed: SshdBed;
+let conn: SshConnection;
+let hub: ChannelHub;
+let hubPort: number;
+let display: number;
+
+beforeAll(async () => {
+  bed = await startSshd();
+  conn = await connectSsh(bedOptions(bed));
+  hub = new ChannelHub({ allowedOrigins: () => [ORIGIN] });
+  hubPort = await hub.listen();
+  const s = await startSession(conn, { geometry: '640x480', windowManager: '/usr/bin/xterm' });
+  display = s.display;
+});
+afterAll(async () => {
+  if (display !== undefined) await killSession(conn, display).catch(() => {});
+  await hub?.close();
+  await conn?.close();
+  await cleanupAll();
+});
+
+interface Msg { type: number; flags: number; payload: Buffer }
+
+/** The channel's messages as the viewer reads them: bytes joined, then cut where each header says. */
+function readMessages(url: string): Promise<{ ws: WebSocket; msgs: Msg[]; closed: Promise<void> }> {
+  const msgs: Msg[] = [];
+  let buf = Buffer.alloc(0);
+  const ws = new WebSocket(url, { origin: ORIGIN });
+  ws.on('message', (d: Buffer) => {
+    buf = Buffer.concat([buf, d]);
+    while (buf.length >= VIDEO_FRAME.headerBytes) {
+      const n = buf.readUInt32BE(0);
+      if (buf.length < VIDEO_FRAME.headerBytes + n) break;
+      msgs.push({ type: buf[4], flags: buf[5], payload: buf.subarray(8, 8 + n) });
+      buf = buf.subarray(8 + n);
+    }
+  });
+  const closed = new Promise<void>((r) => ws.once('close', () => r()));
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve({ ws, msgs, closed }));
+    ws.once('error', reject);
+  });
+}
+
+async function until(ok: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The encoder processes of the bed's account on the server (what must be gone once a viewer closes). */
+function serverEncoders(): Promise<string[]> {
+  return new Promise((resolve) => {
+    execFile('pgrep', ['-u', bed.user, '-a', 'ffmpeg'], (_err, stdout) => resolve(stdout.split('\n').filter((l) => l.includes('x11grab') && l.includes(`:${display}`))));
+  });
+}
+
+function stream(bitrateKbps = 2000) {
+  const ticket = hub.register(() => openVideoStream(conn, { display, width: 640, height: 480, fps: 30, bitrateKbps, encoder: 'libx264' }), { eager: true });
+  return readMessages(`ws://127.0.0.1:${hubPort}${ticket.path}`).then((r) => ({ ...r, ticket }));
+}
+
+describe('video mode: the server encoder over SSH', () => {
+  it('the encoder check tries each H.264 encoder by a test encode on the server: libx264 works on the bed', async () => {
+    const c = await checkEncoders(conn);
+    expect(c.ffmpeg).toMatch(/ffmpeg$/);
+    expect(c.results.map((r) => r.name)).toEqual(['h264_nvenc', 'h264_vaapi', 'libx264']);
+    expect(c.results.find((r) => r.name === 'libx264')?.works).toBe(true);
+    expect(encoderChoice(c).best).not.toBeNull();
+  });
+
+  it('sends the stream info, then access units whose first is a key frame (SPS, PPS, IDR)', async () => {
+    const v = await stream();
+    await until(() => v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length >= 5, 'five access units');
+    expect(v.msgs[0].type).toBe(VIDEO_FRAME.info);
+    expect(JSON.parse(v.msgs[0].payload.toString())).toMatchObject({ encoder: 'libx264', width: 640, height: 480 });
+    const aus = v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit);
+    expect(aus[0].flags & VIDEO_FRAME.keyFlag).toBe(VIDEO_FRAME.keyFlag);
+    const types = nalTypes(aus[0].payload);
+    expect(types[0]).toBe(9);
+    expect(types).toEqual(expect.arrayContaining([7, 8, 5]));
+    // Intra refresh: later frames are not IDR frames (no 10x spikes on the link).
+    for (const a of aus.slice(1)) expect(nalTypes(a.payload)[0]).toBe(9);
+    v.ws.close();
+    await v.closed;
+  });
+
+  it('a restart (a new stream for the same viewer) starts with a new key frame, and no encoder is left on the server when viewers close', async () => {
+    const a = await stream();
+    await until(() => a.msgs.some((m) => m.type === VIDEO_FRAME.accessUnit), 'the first stream\'s frames');
+    await until(async () => (await serverEncoders()).length === 1, 'one encoder on the server');
+    hub.revoke(a.ticket.id);
+    const b = await stream(1000);
+    await until(() => b.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length >= 2, 'the second stream\'s frames');
+    const first = b.msgs.find((m) => m.type === VIDEO_FRAME.accessUnit)!;
+    expect(first.flags & VIDEO_FRAME.keyFlag).toBe(VIDEO_FRAME.keyFlag);
+    expect(nalTypes(first.payload)).toContain(5);
+    b.ws.close();
+    await until(async () => (await serverEncoders()).length === 0, 'no encoder left on the server');
+  });
+
+  it('an encoder that dies mid-stream ends the channel with its reason', async () => {
+    const v = await stream();
+    await until(() => v.msgs.some((m) => m.type === VIDEO_FRAME.accessUnit), 'frames');
+    const [line] = await serverEncoders();
+    process.kill(Number(line.split(' ')[0]), 'SIGKILL');
+    await v.closed;
+    const end = v.msgs.find((m) => m.type === VIDEO_FRAME.end);
+    expect(JSON.parse(end!.payload.toString()).reason).toMatch(/^The server's encoder stopped: /);
+  });
+
+  it('a display with no X server ends at once with ffmpeg\'s own error', async () => {
+    const ticket = hub.register(() => openVideoStream(conn, { display: 97, width: 640, height: 480, fps: 30, bitrateKbps: 1000, encoder: 'libx264' }), { eager: true });
+    const v = await readMessages(`ws://127.0.0.1:${hubPort}${ticket.path}`);
+    await v.closed;
+    const end = v.msgs.find((m) => m.type === VIDEO_FRAME.end);
+    expect(JSON.parse(end!.payload.toString()).reason).toMatch(/:97/);
+    expect(v.msgs.some((m) => m.type === VIDEO_FRAME.accessUnit)).toBe(false);
+  });
+});
