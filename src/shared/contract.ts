@@ -214,7 +214,8 @@ export const methods = {
   /** A one-use ticket for the viewer's byte channel to display N over this connection. */
   'viewer.open': m(z.strictObject({ connectionId: id, display }), out<ViewerTicket>()),
   'viewer.close': m(z.strictObject({ viewerId: id }), out<void>()),
-  'viewer.stats': m(z.strictObject({ viewerId: id }), out<ByteCounters>()),
+  /** The viewer's byte counters; with measureRtt, a fresh SSH round trip (video mode's link signal). */
+  'viewer.stats': m(z.strictObject({ viewerId: id, measureRtt: z.boolean().optional() }), out<ByteCounters>()),
   /** The one-time password of a ticket with passwordLater (waits for its fetch; null when none came). */
   'viewer.password': m(z.strictObject({ viewerId: id }), out<{ password: string | null }>()),
   /**

@@ -257,10 +257,13 @@ export class AppCore {
         if (!v) throw new GpuDeskError('BAD_ARGUMENT', 'That viewer is closed', 'open the session again');
         return { password: (await v.password) ?? null };
       },
-      'viewer.stats': async ({ viewerId }) => {
+      'viewer.stats': async ({ viewerId, measureRtt }) => {
         const v = this.viewers.get(viewerId);
         if (!v) throw new GpuDeskError('BAD_ARGUMENT', 'That viewer is closed', 'open the session again');
-        return { bytesIn: v.counters.bytesIn, bytesOut: v.counters.bytesOut, rttMs: this.live.get(v.connectionId)?.conn?.rttMs ?? null, at: Date.now() };
+        const conn = this.live.get(v.connectionId)?.conn ?? null;
+        // A fresh round trip shows a queue building on the link within a second (keepalives come every 15 s).
+        const rttMs = conn && measureRtt ? await conn.measureRtt(2000).catch(() => conn.rttMs) : (conn?.rttMs ?? null);
+        return { bytesIn: v.counters.bytesIn, bytesOut: v.counters.bytesOut, rttMs, at: Date.now() };
       },
       'clusters.defaults': async ({ connectionId }) => this.clusters.defaults(this.loginNode(connectionId)),
       'clusters.script': async ({ profileId }) => this.clusters.script(await this.profileById(profileId)),

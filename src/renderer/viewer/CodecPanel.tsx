@@ -1,10 +1,11 @@
-import type { EncodingName, ViewerPrefs } from '../../shared/models';
+import type { EncodingName, ViewerCodec, ViewerPrefs } from '../../shared/models';
+import type { VideoView } from './video/videoMode';
 import { PRESETS, matchPreset } from './presets';
 import { TURBO_LEVELS } from './encodings';
 import { useTranslation } from 'react-i18next';
 
 /** Live codec controls: every change goes to the server as a new SetEncodings, no reconnect. */
-export function CodecPanel(props: { prefs: ViewerPrefs; turbo: boolean; h264: boolean; live: { quality: number; compression: number }; onChange(p: ViewerPrefs): void; onClose(): void }) {
+export function CodecPanel(props: { prefs: ViewerPrefs; turbo: boolean; h264: boolean; live: { quality: number; compression: number }; video?: VideoView | null; onChange(p: ViewerPrefs): void; onClose(): void }) {
   const { t } = useTranslation('viewer');
   const { prefs: p, onChange } = props;
   const set = (patch: Partial<ViewerPrefs>) => onChange({ ...p, ...patch });
@@ -20,6 +21,30 @@ export function CodecPanel(props: { prefs: ViewerPrefs; turbo: boolean; h264: bo
   return (
     <aside className="codec-panel" aria-label={t('codec.aria')} data-testid="codec-panel">
       <div className="panel-head"><h2>{t('codec.title')}</h2><button className="icon" onClick={props.onClose} aria-label={t('codec.close')}>×</button></div>
+      <label>{t('codec.codec')}
+        <select value={p.codec} onChange={(e) => set({ codec: e.target.value as ViewerCodec })} data-testid="codec-choice">
+          <option value="auto">{t('codec.codecAuto')}</option>
+          <option value="vnc">{t('codec.codecVnc')}</option>
+          <option value="video" disabled={!props.h264}>{props.h264 ? t('codec.codecVideo') : t('codec.codecNoDecoder')}</option>
+        </select>
+      </label>
+      {p.codec !== 'vnc' && props.video && (
+        <p className="muted small" role="status" data-testid="codec-now">
+          {t('codec.videoNow', { what: props.video.starting ? t('codec.videoStarting') : props.video.active === 'video' ? `H.264 · ${props.video.encoder ?? ''}` : 'VNC' })}
+        </p>
+      )}
+      {p.codec !== 'vnc' && (
+        <div className="row">
+          <label>{t('codec.videoMin')}
+            <input type="number" min={0.25} max={200} step={0.25} value={p.videoMinKbps / 1000} data-testid="video-min"
+              onChange={(e) => { const v = Math.round(Number(e.target.value) * 1000); if (v >= 250 && v <= 200_000) set({ videoMinKbps: v, videoMaxKbps: Math.max(v, p.videoMaxKbps) }); }} />
+          </label>
+          <label>{t('codec.videoMax')}
+            <input type="number" min={0.25} max={200} step={0.25} value={p.videoMaxKbps / 1000} data-testid="video-max"
+              onChange={(e) => { const v = Math.round(Number(e.target.value) * 1000); if (v >= 250 && v <= 200_000) set({ videoMaxKbps: v, videoMinKbps: Math.min(v, p.videoMinKbps) }); }} />
+          </label>
+        </div>
+      )}
       <label>{t('codec.preset')}
         <select value={preset ?? ''} onChange={(e) => { const x = PRESETS.find((y) => y.id === e.target.value); if (x) set({ ...x.prefs, adaptive: false }); }}>
           <option value="" disabled>{t('codec.custom')}</option>

@@ -2,12 +2,14 @@ import { useTranslation } from 'react-i18next';
 import { Sparkline } from '../app/Sparkline';
 import { useFormat } from '../i18n/useFormat';
 import type { TunnelRate, ViewerSample } from './stats';
+import type { VideoView } from './video/videoMode';
 
 /** Frames, latency, round trip, bandwidth and encoding, with the last 60 s charted. */
-export function Hud({ history, tunnel, tunnelHistory }: { history: ViewerSample[]; tunnel: TunnelRate | null; tunnelHistory: number[] }) {
+export function Hud({ history, tunnel, tunnelHistory, video }: { history: ViewerSample[]; tunnel: TunnelRate | null; tunnelHistory: number[]; video?: VideoView | null }) {
   const { t } = useTranslation('viewer');
   const fmt = useFormat();
   const s = history[history.length - 1];
+  const videoOn = video?.active === 'video';
   const show = <T,>(v: T | null | undefined, f: (x: T) => string) => (v === null || v === undefined ? '—' : f(v));
   return (
     <aside className="hud" aria-label={t('hud.aria')} data-testid="hud" aria-live="off">
@@ -18,6 +20,10 @@ export function Hud({ history, tunnel, tunnelHistory }: { history: ViewerSample[
         <dt>{t('hud.in')}</dt><dd data-testid="hud-in">{tunnel ? fmt.bitRate(tunnel.inPerSec * 8) : '—'}</dd>
         <dt>{t('hud.out')}</dt><dd data-testid="hud-out">{tunnel ? fmt.bitRate(tunnel.outPerSec * 8) : '—'}</dd>
         <dt>{t('hud.perFrame')}</dt><dd data-testid="hud-bpf" data-value={s?.bytesPerFrame ?? ''}>{s?.bytesPerFrame != null ? fmt.bytes(s.bytesPerFrame) : '—'}</dd>
+        <dt>{t('hud.codec')}</dt><dd data-testid="hud-codec">{videoOn ? t('hud.codecVideo') : t('hud.codecVnc')}</dd>
+        {videoOn && <><dt>{t('hud.encoder')}</dt><dd data-testid="hud-encoder">{encoderLabel(video!.encoder)}</dd></>}
+        {videoOn && <><dt>{t('hud.bitrate')}</dt><dd data-testid="hud-bitrate">{`${show(video!.bitsPerSec, fmt.bitRate)} / ${show(video!.bitrateKbps, (k) => fmt.bitRate(k * 1000))}`}</dd></>}
+        {videoOn && <><dt>{t('hud.decode')}</dt><dd data-testid="hud-decode">{show(video!.decodeMs, (ms) => t('hud.decodeValue', { ms: fmt.ms(ms), where: video!.hardware ? t('hud.hardware') : t('hud.software') }))}</dd></>}
         <dt>{t('hud.encoding')}</dt><dd data-testid="hud-encoding">{s?.encoding ?? '—'}</dd>
         <dt>{t('hud.quality')}</dt><dd data-testid="hud-quality">{s ? t('hud.qualityValue', { quality: s.quality, compression: s.compression }) : '—'}</dd>
       </dl>
@@ -25,4 +31,9 @@ export function Hud({ history, tunnel, tunnelHistory }: { history: ViewerSample[
       <Sparkline values={tunnelHistory} label={t('hud.bandwidthChart')} width={200} height={36} color="var(--accent-2)" />
     </aside>
   );
+}
+
+/** The HUD's short name for the server's encoder: which hardware (or the CPU) makes the video. */
+function encoderLabel(e: string | null): string {
+  return e === 'h264_nvenc' ? 'nvenc' : e === 'h264_vaapi' ? 'vaapi' : e === 'libx264' ? 'x264' : (e ?? '—');
 }

@@ -16,6 +16,7 @@ import { useFileDrop } from '../files/useFileDrop';
 import { useUploads } from '../files/useUploads';
 import { CloseJobDialog, JobViewerBar, jobRouteOf, type JobRoute } from '../cluster/JobViewerBar';
 import { useEndedLine } from '../cluster/jobText';
+import { VideoMode, type VideoView } from './video/videoMode';
 
 type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 
@@ -41,6 +42,8 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
   const screenRef = useRef<HTMLDivElement>(null);
   const wrapRef = useRef<HTMLDivElement>(null);
   const session = useRef<ViewerSession | null>(null);
+  const videoMode = useRef<VideoMode | null>(null);
+  const [video, setVideo] = useState<VideoView | null>(null);
   const viewerId = useRef<string | null>(null);
   const [phase, setPhase] = useState<Phase>('opening');
   const [why, setWhy] = useState<string | null>(null);
@@ -133,6 +136,8 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
         onState: (st, detail) => {
           if (cancelled) return;
           if (st === 'connected') {
+            const p = prefsRef.current;
+            vm.setCodec(p.codec, p.videoMinKbps, p.videoMaxKbps);
             retries.current = 0;
             setPhase('connected');
             setWhy(null);
@@ -147,7 +152,7 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
         },
         onSample: (x) => {
           if (!cancelled) setHistory(s.history.all());
-          void x;
+          vm.tick(x.fps);
         },
         onRemoteClipboard: (text) => {
           setRemoteClip(text);
@@ -158,12 +163,23 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
         onCredentialsRequired: () => { if (!cancelled) setAskPassword(true); },
         fetchPassword: async () => (await api.invoke('viewer.password', { viewerId: ticket.viewerId })).password,
       });
+      // Video mode rides on this viewer: its stream is the server's encoder, on its own channel.
+      const vm = new VideoMode({
+        session: s,
+        start: (spec) => api.invoke('viewer.videoStart', { viewerId: ticket.viewerId, ...spec }),
+        stop: () => api.invoke('viewer.videoStop', { viewerId: ticket.viewerId }),
+        onView: (v) => { if (!cancelled) setVideo(v); },
+      });
+      videoMode.current = vm;
       session.current = s;
       if (new URLSearchParams(location.search).has('debug')) window.__gpuDeskViewer = s;
     })();
     return () => {
       cancelled = true;
       if (retryTimer) clearTimeout(retryTimer);
+      videoMode.current?.close();
+      videoMode.current = null;
+      setVideo(null);
       session.current?.close();
       session.current = null;
       if (viewerId.current) void api.invoke('viewer.close', { viewerId: viewerId.current }).catch(() => {});
@@ -178,7 +194,9 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
     const t = setInterval(async () => {
       if (!viewerId.current || document.visibilityState !== 'visible') return;
       try {
-        const cur = await api.invoke('viewer.stats', { viewerId: viewerId.current });
+        // Video mode's Auto and bitrate follow the link: they need the round trip of this second.
+        const cur = await api.invoke('viewer.stats', { viewerId: viewerId.current, measureRtt: prefsRef.current.codec !== 'vnc' });
+        videoMode.current?.noteRtt(cur.rttMs);
         const r = tunnelRate(prev, cur);
         prev = cur;
         setTunnel(r);
@@ -193,6 +211,7 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
   const update = (p: ViewerPrefs) => {
     setPrefs(p);
     session.current?.applyPrefs(p);
+    videoMode.current?.setCodec(p.codec, p.videoMinKbps, p.videoMaxKbps);
     if (session.current) setLive(session.current.currentQuality);
     if (profile) {
       storeLocal(profile.id, p);
@@ -268,8 +287,9 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
             <div className="actions"><button type="button" onClick={() => { setAskPassword(false); session.current?.close(); setPhase('lost'); setWhy(t('password.none')); }}>{t('common:actions.cancel')}</button><button type="submit" className="primary">{t('password.connect')}</button></div>
           </form>
         )}
-        {prefs.showHud && <Hud history={history} tunnel={tunnel} tunnelHistory={tunnelHistory} />}
-        {panel === 'codec' && <CodecPanel prefs={prefs} turbo={turbo} h264={h264} live={live} onChange={update} onClose={() => setPanel(null)} />}
+        {prefs.showHud && <Hud history={history} tunnel={tunnel} tunnelHistory={tunnelHistory} video={video} />}
+        {video?.fallback && phase === 'connected' && <p className="video-fallback" role="status" data-testid="video-fallback">{t('videoFallback', { reason: video.fallback })}</p>}
+        {panel === 'codec' && <CodecPanel prefs={prefs} turbo={turbo} h264={h264} live={live} video={video} onChange={update} onClose={() => setPanel(null)} />}
         {panel === 'keys' && (
           <div className="menu" role="menu" aria-label={t('keys.menu')}>
             {KEY_COMBOS.map((k) => (

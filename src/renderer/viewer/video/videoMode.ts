@@ -1,0 +1,228 @@
+import type { VideoTicket, ViewerCodec } from '../../../shared/models';
+import type { ViewerSession } from '../rfbSession';
+import { autoStep, initialAuto, initialRate, rateStep, type AutoState, type RateState } from './autoCodec';
+import { VideoPlayer, type VideoEnd } from './videoPlayer';
+import { pauseScreenUpdates, resumeScreenUpdates } from './rfbPause';
+
+/** What the HUD and the Quality panel show of video mode. */
+export interface VideoView {
+  /** What draws the screen now. */
+  active: 'vnc' | 'video';
+  /** A stream is being started (VNC still draws). */
+  starting: boolean;
+  encoder: string | null;
+  bitrateKbps: number | null;
+  /** What the stream carried last second (bit/s). */
+  bitsPerSec: number | null;
+  decodeMs: number | null;
+  hardware: boolean | null;
+  /** Why video mode stopped or could not start (one line), until the next start. */
+  fallback: string | null;
+}
+
+export interface VideoModeDeps {
+  session: ViewerSession;
+  start(spec: { width: number; height: number; fps: number; bitrateKbps: number }): Promise<VideoTicket>;
+  stop(): Promise<void>;
+  onView(v: VideoView): void;
+  /** Fires for reasons the person should see (a fallback). */
+  log?(line: string): void;
+}
+
+export const VIDEO_FPS = 30;
+/** After a failure, Auto waits this long before it tries video again (the server's encoder may be gone for good). */
+const AUTO_RETRY_MS = 60_000;
+
+/**
+ * Video mode for one viewer: starts and restarts the server's stream (a new size, a new bitrate),
+ * hands the screen to it only once it draws, and gives the screen back to RFB — with a lossless
+ * refresh — when the codec says VNC, when Auto sees motion stop, or when anything goes wrong.
+ */
+export class VideoMode {
+  private codec: ViewerCodec = 'vnc';
+  private min = 1000;
+  private max = 50_000;
+  private player: VideoPlayer | null = null;
+  /** A new stream drawing its first frame while the old one still draws. */
+  private next: VideoPlayer | null = null;
+  private ticket: VideoTicket | null = null;
+  private startingSince: number | null = null;
+  private auto: AutoState = initialAuto();
+  private rate: RateState | null = null;
+  private lastPixels = 0;
+  private minRtt: number | null = null;
+  private rtt: number | null = null;
+  private failedAt: number | null = null;
+  private closed = false;
+  private view: VideoView = { active: 'vnc', starting: false, encoder: null, bitrateKbps: null, bitsPerSec: null, decodeMs: null, hardware: null, fallback: null };
+  /** Bumped by every start and stop: a start that finished after a later stop is dropped. */
+  private gen = 0;
+
+  constructor(private readonly deps: VideoModeDeps) {}
+
+  setCodec(codec: ViewerCodec, min: number, max: number): void {
+    const changed = codec !== this.codec;
+    this.codec = codec;
+    this.min = Math.min(min, max);
+    this.max = Math.max(min, max);
+    if (!changed) return;
+    this.failedAt = null;
+    if (codec === 'vnc') this.toVnc(null);
+    else if (codec === 'video') this.toVideo();
+    else this.auto = initialAuto();
+  }
+
+  /** The SSH round trip as the viewer's figures measured it (ms). */
+  noteRtt(ms: number | null): void {
+    if (ms === null) return;
+    this.rtt = ms;
+    this.minRtt = this.minRtt === null ? ms : Math.min(this.minRtt, ms);
+  }
+
+  /** Once a second, with the viewer's figures. */
+  tick(fps: number): void {
+    if (this.closed || this.deps.session.state !== 'connected') return;
+    this.checkStall();
+    const s = this.deps.session;
+    const { width, height } = s.framebufferSize;
+    const pixels = s.pixelsReceived - this.lastPixels;
+    this.lastPixels = s.pixelsReceived;
+    const fig = this.player?.take() ?? null;
+    if (this.next) this.next.take();
+    if (fig) this.set({ bitsPerSec: fig.bytes * 8, decodeMs: fig.decodeMs, hardware: fig.hardware });
+    if (this.codec === 'video' && !this.player && !this.next && !this.starting() && this.failedAt === null) this.toVideo();
+    if (this.codec === 'auto') {
+      if (this.failedAt !== null && Date.now() - this.failedAt < AUTO_RETRY_MS && this.view.active === 'vnc') return;
+      const budget = this.ticket ? (this.ticket.bitrateKbps * 1000) / 8 : 0;
+      const r = autoStep(this.auto, {
+        mode: this.view.active,
+        fps,
+        screensPerSec: width && height ? pixels / (width * height) : 0,
+        rttMs: this.rtt,
+        minRttMs: this.minRtt,
+        ...(fig ? { videoBytesPerSec: fig.bytes, videoBudgetBytesPerSec: budget } : {}),
+      });
+      this.auto = r.state;
+      if (r.switchTo === 'video' && !this.starting()) this.toVideo();
+      else if (r.switchTo === 'vnc') this.toVnc(null);
+    }
+    if (this.view.active !== 'video' || !this.ticket || !fig) return;
+    // A resized desktop gets a stream at its new size.
+    if ((width & ~1) !== this.ticket.width || (height & ~1) !== this.ticket.height) {
+      this.restart(this.ticket.bitrateKbps);
+      return;
+    }
+    if (this.rate) {
+      const before = this.rate.kbps;
+      this.rate = rateStep(this.rate, { rttMs: this.rtt, minRttMs: this.minRtt, videoBytesPerSec: fig.bytes, min: this.min, max: this.max });
+      if (this.rate.kbps !== before) this.restart(this.rate.kbps);
+    }
+  }
+
+  private starting(): boolean {
+    return this.startingSince !== null;
+  }
+
+  /** The first bitrate: what VNC carried when Auto chose video (the link's measure), else a middle value. */
+  private firstKbps(): number {
+    const last = this.deps.session.history.last();
+    const carried = last ? (last.bytesInPerSec * 8) / 1000 : 0;
+    return carried > this.min ? carried * 0.8 : Math.min(this.max, Math.max(this.min, 8000));
+  }
+
+  private toVideo(): void {
+    this.rate ??= initialRate(this.firstKbps(), this.min, this.max);
+    this.restart(this.rate.kbps);
+  }
+
+  private restart(kbps: number): void {
+    const s = this.deps.session;
+    const { width, height } = s.framebufferSize;
+    if (!width || !height) return;
+    const gen = ++this.gen;
+    this.startingSince = Date.now();
+    this.set({ starting: true });
+    this.deps.start({ width, height, fps: VIDEO_FPS, bitrateKbps: Math.round(kbps) }).then((ticket) => {
+      if (gen !== this.gen || this.closed) return;
+      const p: VideoPlayer = new VideoPlayer({
+        url: ticket.url,
+        draw: (frame) => { if (this.player === p) s.drawVideoFrame(frame); },
+        onFirstFrame: () => {
+          if (gen !== this.gen || this.closed) return;
+          // The new stream draws now: the old one (a smaller bitrate, another size) goes.
+          const old = this.player;
+          this.player = p;
+          this.next = null;
+          old?.close();
+          this.ticket = ticket;
+          this.startingSince = null;
+          if (this.view.active !== 'video') {
+            s.videoOwnsScreen = true;
+            pauseScreenUpdates(s.rfb);
+          }
+          this.set({ active: 'video', starting: false, encoder: ticket.encoder, bitrateKbps: ticket.bitrateKbps, fallback: null });
+        },
+        onEnd: (e) => this.ended(p, e),
+      });
+      this.next?.close();
+      this.next = p;
+    }, (e: Error) => {
+      if (gen !== this.gen) return;
+      this.fail({ reason: e.message.replace(/^Video mode is not available[^:]*: /, ''), from: 'server' });
+    });
+  }
+
+  private ended(p: VideoPlayer, e: VideoEnd): void {
+    if (p !== this.player && p !== this.next) return;
+    this.fail(e);
+  }
+
+  private fail(e: VideoEnd): void {
+    this.failedAt = Date.now();
+    this.deps.log?.(`video mode stopped: ${e.reason}`);
+    this.toVnc(e.reason);
+  }
+
+  /** The screen back to RFB: its updates over the whole screen, the first one lossless. */
+  private toVnc(reason: string | null): void {
+    this.gen++;
+    const had = this.player !== null || this.next !== null || this.startingSince !== null;
+    this.player?.close();
+    this.next?.close();
+    this.player = this.next = null;
+    this.ticket = null;
+    this.startingSince = null;
+    this.auto = initialAuto();
+    const s = this.deps.session;
+    if (this.view.active === 'video') {
+      s.videoOwnsScreen = false;
+      s.refreshLossless();
+      resumeScreenUpdates(s.rfb);
+    }
+    if (had) void this.deps.stop().catch(() => {});
+    this.set({ active: 'vnc', starting: false, encoder: null, bitrateKbps: null, bitsPerSec: null, decodeMs: null, hardware: null, ...(reason !== null ? { fallback: reason } : {}) });
+  }
+
+  /** A request that hung: after this long without a first frame, the start counts as failed. */
+  checkStall(now = Date.now()): void {
+    if (this.startingSince !== null && now - this.startingSince > 10_000) this.fail({ reason: 'the server sent no video within 10 s', from: 'channel' });
+  }
+
+  private set(patch: Partial<VideoView>): void {
+    this.view = { ...this.view, ...patch };
+    this.deps.onView(this.view);
+  }
+
+  get current(): VideoView {
+    return this.view;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.gen++;
+    this.player?.close();
+    this.next?.close();
+    this.player = this.next = null;
+  }
+}
+
