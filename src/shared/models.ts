@@ -3,7 +3,7 @@
  * and never a secret except where a field says so (the viewer's one-session VNC password).
  */
 import type { LanguageChoice } from './language';
-import type { ForwardSpec, Profile, ProfileAuth } from './profileSchema';
+import type { ForwardSpec, NodeAccess, Profile, ProfileAuth } from './profileSchema';
 
 export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
 
@@ -51,7 +51,7 @@ export const defaultViewerPrefs: ViewerPrefs = {
 };
 
 // A saved server and its parts: defined once, as zod schemas, in profileSchema.ts.
-export type { ClusterJobSettings, ForwardSpec, Profile, ProfileAuth, SavedEncoding, SavedViewerPrefs } from './profileSchema';
+export type { ClusterJobSettings, ForwardSpec, NodeAccess, Profile, ProfileAuth, SavedEncoding, SavedViewerPrefs } from './profileSchema';
 
 /** A Host entry of ~/.ssh/config, resolved as ssh would, offered for import. */
 export interface SshConfigHost {
@@ -267,7 +267,7 @@ export interface TunnelView {
   /** Ready-made commands for native viewers. */
   commands: { turbovnc: string; tigervnc: string; realvnc: string };
   /** A cluster job's desktop: which job, on which node, and how it is reached. */
-  job?: { jobId: string; node: string; route: 'ssh' | 'login-forward' };
+  job?: { jobId: string; node: string; route: NodeAccess };
 }
 
 /** A desktop job this app submitted and may still run (kept locally: the app starts without asking any cluster). */
@@ -439,7 +439,7 @@ export interface ClusterJobView {
 export interface ClusterViewerTicket extends ViewerTicket {
   jobId: string;
   node: string;
-  route: 'ssh' | 'login-forward';
+  route: NodeAccess;
   why: string;
 }
 

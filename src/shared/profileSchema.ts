@@ -111,6 +111,10 @@ const slurmValue = (what: string) =>
     .refine((s) => ![...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), `${what} must be one line without control characters`);
 
 // Slurm's own time formats; anything else sbatch refuses only at submit, so say it at save time.
+/** How the viewer reaches a job's node (jobSettingsSchema's nodeAccess, and the route a viewer took). */
+export const NODE_ACCESS = ['ssh', 'login-forward'] as const;
+export type NodeAccess = (typeof NODE_ACCESS)[number];
+
 export const SLURM_TIME_RE = /^(?:\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+(?::\d{1,2}(?::\d{1,2})?)?|UNLIMITED|INFINITE)$/i;
 
 /**
@@ -141,7 +145,7 @@ export const jobSettingsSchema = z.object({
    * login-forward: a TCP forward from the login node to the node's VNC port, for clusters that block
    * SSH to nodes; the port then answers only to one-time passwords.
    */
-  nodeAccess: z.enum(['ssh', 'login-forward'], { error: 'node access must be ssh or login-forward' }).default('ssh'),
+  nodeAccess: z.enum(NODE_ACCESS, { error: 'node access must be ssh or login-forward' }).default('ssh'),
   /** Install prefix of TurboVNC/VirtualGL on the nodes (absent: /opt). */
   optRoot: z.string().max(PATH_MAX, 'install prefix is too long').regex(/^\/[^\s]*$/, 'install prefix must be an absolute path without spaces').optional(),
 });

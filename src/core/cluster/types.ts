@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { jobSettingsSchema } from '../../shared/profileSchema';
+import type { jobSettingsSchema, NodeAccess } from '../../shared/profileSchema';
 
 /**
  * What a desktop job is submitted with: a cluster profile's job settings (src/shared/profileSchema.ts)
@@ -43,6 +43,6 @@ export interface JobConnectionInfo {
   port: number;
   /** The session's Unix socket (ssh access) or null. */
   socket: string | null;
-  access: 'ssh' | 'login-forward';
+  access: NodeAccess;
   virtualgl: boolean;
 }
