@@ -3,6 +3,7 @@
 'use strict';
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
+const reactHooks = require('eslint-plugin-react-hooks');
 const { builtinModules } = require('node:module');
 
 const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_'));
@@ -54,6 +55,13 @@ module.exports = tseslint.config(
     // importing core or main would pull Node code into a sandboxed page, or couple them to internals.
     files: ['src/renderer/**/*.{ts,tsx}', 'src/preload/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: noNode.paths, patterns: [...noNode.patterns, ...notCoreOrMain.patterns] }] },
+  },
+  {
+    // A hook called conditionally, or an effect that reads a value it does not list, works until the
+    // order or the value changes: both are errors, not warnings.
+    files: ['src/renderer/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'error' },
   },
   {
     // Shared code is imported by every side, so it obeys both rules.

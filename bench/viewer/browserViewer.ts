@@ -1,5 +1,5 @@
 import type { Harness } from '../../src/harness/server';
-import type { ProfileInput } from '../../src/shared/contract';
+import { profileInputSchema, type ProfileInput } from '../../src/shared/contract';
 import { CdpBrowser, type CdpPage } from './cdp';
 
 // The page functions below run in the browser; this Node-typed project only needs their names.
@@ -35,7 +35,7 @@ export class BrowserViewer {
   }
 
   async addProfile(p: Omit<ProfileInput, 'id'>): Promise<string> {
-    const saved = await this.harness.core.handlers()['profiles.save']({ profile: p as ProfileInput });
+    const saved = await this.harness.core.handlers()['profiles.save']({ profile: profileInputSchema.parse(p) });
     await this.page.reload();
     await this.page.waitFor((id) => document.querySelector(`[data-testid="${id}"]`) !== null, `server-${p.name}`, { what: `server ${p.name} in the list` });
     return saved.id;

@@ -40,16 +40,15 @@ import type {
   VideoTicket,
 } from './models';
 import { LANGUAGE_CHOICES } from './language';
+import { authKindError, authSchema, displaySchema, forwardSchema, jobSettingsSchema, NAME_RE, profileObject, VIEWER_ENCODINGS, viewerSchema } from './profileSchema';
 
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'id: letters, digits, _ . : - only');
-const text = (max: number) => z.string().max(max);
 const jobId = z.string().regex(/^\d{1,12}$/, 'job id: the number sbatch printed');
 // Host names, IPv4/IPv6 literals and ssh_config aliases; no whitespace or shell metacharacters.
-const host = z.string().min(1).max(255).regex(/^[A-Za-z0-9_.:%\-[\]]+$/, 'host: a name or address without spaces');
-const user = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.][A-Za-z0-9_.@-]*$/, 'user: a login name');
+const HOST_RE = /^[A-Za-z0-9_.:%\-[\]]+$/;
+const host = z.string().min(1).max(255).regex(HOST_RE, 'host: a name or address without spaces');
 const port = z.number().int().min(1).max(65535);
 const display = z.number().int().min(0).max(99);
-const level = z.number().int().min(0).max(9);
 const geometry = z.string().regex(/^\d{2,5}x\d{2,5}$/, 'geometry: WIDTHxHEIGHT, e.g. 1920x1080');
 /** An absolute path on the server (SFTP takes it as is: no shell ever sees it). */
 const remotePath = z.string().min(1).max(4096).regex(/^\/[^\0]*$/, 'path: an absolute path on the server');
@@ -58,65 +57,36 @@ const fileName = z.string().min(1).max(255);
 export const UPLOAD_CHUNK_BYTES = 512 * 1024;
 const wm = z.string().max(64).regex(/^[A-Za-z0-9_.+-]*$/, 'window manager: a program name');
 
-// Mirrors the profiles store's schema (src/core/profiles/schema.ts), which validates again with its
-// own messages; this one only keeps malformed or oversized input from reaching core at all.
-const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'name: 1–64 letters, digits, ".", "_" or "-"');
-const jumpHost = z.string().max(300).regex(/^[^\s;|&$`'"\\]+$/, 'jump host: [user@]host[:port]');
+const name = z.string().regex(NAME_RE, 'name: 1–64 letters, digits, ".", "_" or "-"');
 
-export const forwardSchema = z.strictObject({
-  kind: z.literal('local'),
-  localPort: z.number().int().min(0).max(65535),
-  remoteHost: host,
-  remotePort: port,
-});
+// The window's profile input is the profile's own schema (profileSchema.ts), made strict, without
+// what only the main process sets (timestamps, an imported ProxyCommand), with the id optional (absent:
+// a new profile) and with the boundary's limits on top: bounded lists, and host, user and jump-host
+// characters that no shell would treat specially.
+const hostChars = (s: z.ZodString) => s.regex(HOST_RE, 'host: a name or address without spaces');
+const userChars = (s: z.ZodString) => s.regex(/^[A-Za-z0-9_.][A-Za-z0-9_.@-]*$/, 'user: a login name');
+const jumpChars = (s: z.ZodString) => s.max(300).regex(/^[^\s;|&$`'"\\]+$/, 'jump host: [user@]host[:port]');
 
-export const savedViewerSchema = z.strictObject({
-  quality: level,
-  compression: level,
-  encodings: z.array(z.enum(['tight', 'zrle', 'hextile', 'copyrect', 'rre', 'zlib', 'raw', 'h264', 'jpeg'])).max(9),
-  scaling: z.enum(['off', 'fit', 'remote-resize']),
-  adaptive: z.boolean(),
-});
+export const forwardInputSchema = forwardSchema.extend({ remoteHost: hostChars(forwardSchema.shape.remoteHost) }).strict();
+export const jobSettingsInputSchema = jobSettingsSchema.strict();
+const [authAuto, authAgent, authKeychainKey, authKeyFile, authPassword] = authSchema.options;
+export const authInputSchema = z.discriminatedUnion('kind', [authAuto.strict(), authAgent.strict(), authKeychainKey.strict(), authKeyFile.strict(), authPassword.strict()], { error: authKindError });
 
-// One sbatch word each (core quotes it); the store checks formats again with its own messages.
-const slurmValue = z.string().min(1).max(200).regex(/^[^\r\n\0]*$/, 'a Slurm setting: one line');
-export const jobSettingsInputSchema = z.strictObject({
-  partition: slurmValue.optional(),
-  account: slurmValue.optional(),
-  qos: slurmValue.optional(),
-  time: slurmValue.optional(),
-  gres: slurmValue.optional(),
-  cpus: z.number().int().min(1).max(100000).optional(),
-  mem: slurmValue.optional(),
-  constraint: slurmValue.optional(),
-  extraSbatch: z.array(slurmValue).max(32),
-  preamble: z.array(z.string().max(1000).regex(/^[^\r\n\0]*$/, 'a line before the desktop: one line')).max(64),
-  windowManager: wm.min(1).optional(),
-  nodeAccess: z.enum(['ssh', 'login-forward']),
-  optRoot: z.string().max(4096).regex(/^\/\S*$/, 'install prefix: an absolute path').optional(),
-});
-
+const saved = profileObject.shape;
 export const profileInputSchema = z.strictObject({
-  /** Absent: a new profile. */
   id: id.optional(),
-  name,
-  /** Absent on a new profile: a server. */
-  kind: z.enum(['server', 'cluster']).optional(),
+  name: saved.name,
+  /** Absent: a new profile is a server, an edited one keeps its kind. */
+  kind: saved.kind.unwrap().optional(),
   job: jobSettingsInputSchema.optional(),
-  host,
-  port,
-  user: user.optional(),
-  jumpHosts: z.array(jumpHost).max(8),
-  auth: z.discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('auto') }),
-    z.strictObject({ kind: z.literal('agent'), socket: text(4096).min(1).optional() }),
-    z.strictObject({ kind: z.literal('keychain-key'), key: name }),
-    z.strictObject({ kind: z.literal('key-file'), path: text(4096).min(1) }),
-    z.strictObject({ kind: z.literal('password'), remember: z.boolean() }),
-  ]),
-  display: z.strictObject({ number: display.optional(), geometry: geometry.optional() }),
-  viewer: savedViewerSchema,
-  forwards: z.array(forwardSchema).max(32),
+  host: hostChars(saved.host),
+  port: saved.port.unwrap(),
+  user: userChars(saved.user.unwrap()).optional(),
+  jumpHosts: z.array(jumpChars(saved.jumpHosts.unwrap().element)).max(8),
+  auth: authInputSchema,
+  display: displaySchema.strict(),
+  viewer: viewerSchema.extend({ encodings: viewerSchema.shape.encodings.refine((e) => e.length <= VIEWER_ENCODINGS.length, `encodings: at most ${VIEWER_ENCODINGS.length}`) }).strict(),
+  forwards: z.array(forwardInputSchema).max(32),
 });
 export type ProfileInput = z.input<typeof profileInputSchema>;
 
@@ -250,7 +220,7 @@ export const methods = {
 
   'tunnels.list': m(empty, out<TunnelView[]>()),
   'tunnels.open': m(
-    z.strictObject({ connectionId: id, display, localPort: port.optional(), forwards: z.array(forwardSchema).max(32).optional() }),
+    z.strictObject({ connectionId: id, display, localPort: port.optional(), forwards: z.array(forwardInputSchema).max(32).optional() }),
     out<TunnelView>(),
   ),
   'tunnels.close': m(z.strictObject({ tunnelId: id }), out<void>()),
@@ -259,7 +229,7 @@ export const methods = {
 
   'forwards.list': m(empty, out<ForwardView[]>()),
   /** Opens the profile's saved forwards (or these) on this connection; already open ones are reused. */
-  'forwards.open': m(z.strictObject({ connectionId: id, forwards: z.array(forwardSchema).max(32).optional() }), out<ForwardView[]>()),
+  'forwards.open': m(z.strictObject({ connectionId: id, forwards: z.array(forwardInputSchema).max(32).optional() }), out<ForwardView[]>()),
   /** Asks again whether the forward answers HTTP (a real request through its local address). */
   'forwards.check': m(z.strictObject({ forwardId: id }), out<ForwardView>()),
   'forwards.close': m(z.strictObject({ forwardId: id }), out<void>()),

@@ -3,6 +3,7 @@
  * and never a secret except where a field says so (the viewer's one-session VNC password).
  */
 import type { LanguageChoice } from './language';
+import type { ForwardSpec, NodeAccess, Profile, ProfileAuth } from './profileSchema';
 
 export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
 
@@ -72,73 +73,8 @@ export const defaultViewerPrefs: ViewerPrefs = {
   videoMaxKbps: 50_000,
 };
 
-/** How a profile logs in (the profiles store's own union; secrets live in the keychain only). */
-export type ProfileAuth =
-  | { kind: 'auto' }
-  | { kind: 'agent'; socket?: string }
-  | { kind: 'keychain-key'; key: string }
-  | { kind: 'key-file'; path: string }
-  | { kind: 'password'; remember: boolean };
-
-export type SavedEncoding = 'tight' | 'zrle' | 'hextile' | 'copyrect' | 'rre' | 'zlib' | 'raw' | 'h264' | 'jpeg';
-
-/** What a profile saves about the viewer (the rest of ViewerPrefs is per window). */
-export interface SavedViewerPrefs {
-  quality: number;
-  compression: number;
-  encodings: SavedEncoding[];
-  scaling: 'off' | 'fit' | 'remote-resize';
-  adaptive: boolean;
-}
-
-export interface ForwardSpec {
-  kind: 'local';
-  /** 0: any free port (always on 127.0.0.1). */
-  localPort: number;
-  remoteHost: string;
-  remotePort: number;
-}
-
-/** A cluster profile's job settings (the profiles store's jobSettingsSchema; absent: the cluster's default). */
-export interface ClusterJobSettings {
-  partition?: string;
-  account?: string;
-  qos?: string;
-  /** Slurm time: minutes, HH:MM:SS, D-HH[:MM[:SS]]. */
-  time?: string;
-  /** e.g. gpu:1, gpu:a100:2 */
-  gres?: string;
-  cpus?: number;
-  mem?: string;
-  constraint?: string;
-  extraSbatch: string[];
-  /** Shell lines run in the job before the desktop starts. */
-  preamble: string[];
-  windowManager?: string;
-  nodeAccess: 'ssh' | 'login-forward';
-  optRoot?: string;
-}
-
-/** A saved server, as the profiles store keeps it (no secret inside). */
-export interface Profile {
-  id: string;
-  name: string;
-  /** cluster: host is a Slurm login node, desktops run as jobs (job holds their settings). */
-  kind: 'server' | 'cluster';
-  job?: ClusterJobSettings;
-  host: string;
-  port: number;
-  user?: string;
-  jumpHosts: string[];
-  /** ssh's ProxyCommand, only from an imported ssh config (the window cannot set it). */
-  proxyCommand?: string;
-  auth: ProfileAuth;
-  display: { number?: number; geometry?: string };
-  viewer: SavedViewerPrefs;
-  forwards: ForwardSpec[];
-  createdAt: string;
-  updatedAt: string;
-}
+// A saved server and its parts: defined once, as zod schemas, in profileSchema.ts.
+export type { ClusterJobSettings, ForwardSpec, NodeAccess, Profile, ProfileAuth, SavedEncoding, SavedViewerPrefs } from './profileSchema';
 
 /** A Host entry of ~/.ssh/config, resolved as ssh would, offered for import. */
 export interface SshConfigHost {
@@ -354,7 +290,7 @@ export interface TunnelView {
   /** Ready-made commands for native viewers. */
   commands: { turbovnc: string; tigervnc: string; realvnc: string };
   /** A cluster job's desktop: which job, on which node, and how it is reached. */
-  job?: { jobId: string; node: string; route: 'ssh' | 'login-forward' };
+  job?: { jobId: string; node: string; route: NodeAccess };
 }
 
 /** A desktop job this app submitted and may still run (kept locally: the app starts without asking any cluster). */
@@ -526,7 +462,7 @@ export interface ClusterJobView {
 export interface ClusterViewerTicket extends ViewerTicket {
   jobId: string;
   node: string;
-  route: 'ssh' | 'login-forward';
+  route: NodeAccess;
   why: string;
 }
 

@@ -4,11 +4,12 @@ import { connectSsh, type SshConnection } from '../ssh/connection';
 import type { ConnectOptions } from '../ssh/types';
 import type { ForwardingConnection } from '../tunnels/tunnel';
 import { nodeAddress, readJobFiles, takeOneTimePassword } from './jobs';
+import type { NodeAccess } from '../../shared/profileSchema';
 import type { JobConnectionInfo } from './types';
 
 /** How the viewer reaches a job's desktop, and the sentence that says why. */
 export interface JobDesktopLink {
-  mode: 'ssh' | 'login-forward';
+  mode: NodeAccess;
   why: string;
   info: JobConnectionInfo;
   /** Where the bytes go, for messages: "gdnode1:/home/u/.gpu-desk/jobs/12/vnc.sock" or "node:5901". */

@@ -1,33 +1,15 @@
-/** What a cluster profile says about the desktop job (every field optional: Slurm's defaults apply). */
-export interface JobSettings {
-  partition?: string;
-  account?: string;
-  qos?: string;
-  /** Slurm time format: minutes, MM:SS, HH:MM:SS, D-HH[:MM[:SS]]. */
-  time?: string;
-  /** e.g. gpu:1 or gpu:a100:2 (sbatch --gres). */
-  gres?: string;
-  cpus?: number;
-  /** e.g. 16G (sbatch --mem). */
-  mem?: string;
-  constraint?: string;
-  /** Further sbatch options, one word each (e.g. --reservation=demo). */
-  extraSbatch?: string[];
-  /** Shell lines run in the job before the desktop starts (e.g. module load VirtualGL TurboVNC). */
-  preamble?: string[];
+import type { z } from 'zod';
+import type { jobSettingsSchema, NodeAccess } from '../../shared/profileSchema';
+
+/**
+ * What a desktop job is submitted with: a cluster profile's job settings (src/shared/profileSchema.ts)
+ * as the schema takes them, so the lists and nodeAccess may be left out (none; ssh) as on the command
+ * line, plus the desktop's size, which is the profile's (display.geometry) or --geometry.
+ */
+export type JobSettings = z.input<typeof jobSettingsSchema> & {
   /** WIDTHxHEIGHT of the desktop. */
   geometry?: string;
-  /** Window manager for TurboVNC's -wm; default: the node's session, else a bare X desktop. */
-  windowManager?: string;
-  /**
-   * How the viewer reaches the node. ssh: ProxyJump to the node and the session's Unix socket (the
-   * VNC server listens on nothing else). login-forward: a TCP forward from the login node to the
-   * node's VNC port, for clusters that block SSH to nodes; the port then answers only to one-time passwords.
-   */
-  nodeAccess?: 'ssh' | 'login-forward';
-  /** Install prefix of TurboVNC/VirtualGL on the nodes (default /opt). */
-  optRoot?: string;
-}
+};
 
 export type JobPhase = 'pending' | 'running' | 'ended';
 
@@ -61,6 +43,6 @@ export interface JobConnectionInfo {
   port: number;
   /** The session's Unix socket (ssh access) or null. */
   socket: string | null;
-  access: 'ssh' | 'login-forward';
+  access: NodeAccess;
   virtualgl: boolean;
 }

@@ -3,7 +3,7 @@ import type { KeyStore } from '../keychain/keyStore';
 import { savedPassword } from '../keychain/passwords';
 import type { SecretStore } from '../keychain/secretStore';
 import type { ConnectOptions } from '../ssh/types';
-import type { Profile } from './schema';
+import type { Profile } from '../../shared/profileSchema';
 
 /** The profile's host as a destination word (IPv6 literals need brackets). */
 export function profileDestination(p: Pick<Profile, 'host'>): string {

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { GpuDeskError } from '../errors';
 import { writeFileAtomic } from './atomicFile';
 import { makeProfile, mergeImported, type ImportResult, type NewProfile, type ProfileStore } from './profileStore';
-import { describeZodError, profileSchema, SCHEMA_VERSION, type Profile } from './schema';
+import { profileSchema, type Profile } from '../../shared/profileSchema';
+import { describeZodError, SCHEMA_VERSION } from './schema';
 import { jsonSyntaxWhere } from './jsonText';
 
 /**

@@ -7,16 +7,8 @@ import { writeFileAtomic } from './atomicFile';
 import { withFileLock, type LockOptions } from './fileLock';
 import { jsonSyntaxWhere } from './jsonText';
 import { migrate } from './migrations';
-import {
-  describeZodError,
-  emptyDoc,
-  profileSchema,
-  storeDocSchema,
-  type KeyRecord,
-  type Profile,
-  type ProfileInput,
-  type StoreDoc,
-} from './schema';
+import { profileSchema, type Profile } from '../../shared/profileSchema';
+import { describeZodError, emptyDoc, storeDocSchema, type KeyRecord, type ProfileInput, type StoreDoc } from './schema';
 
 export interface ProfileStoreOptions {
   /** Default: appPaths().profilesFile (GPU_DESK_HOME or the platform data directory). */

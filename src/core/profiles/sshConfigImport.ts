@@ -4,7 +4,7 @@ import { GpuDeskError } from '../errors';
 import { defaultSshConfigPath, expandHostName, finishIdentityFiles, hostConfig, loadSshConfig, type SshConfig } from '../ssh/sshConfig';
 import type { ImportResult, NewProfile, ProfileStore } from './profileStore';
 import { makeProfile, mergeImported, validateProfile } from './profileStore';
-import { JUMP_RE, NAME_RE, type Profile } from './schema';
+import { JUMP_RE, NAME_RE, type Profile } from '../../shared/profileSchema';
 
 export interface SshConfigCandidate {
   alias: string;

@@ -1,12 +1,8 @@
 import { GpuDeskError } from '../errors';
+import type { ForwardSpec as SavedForward } from '../../shared/profileSchema';
 
-/** A local forward as OpenSSH's -L writes it; the bind address may only be loopback. */
-export interface ForwardSpec {
-  /** 0 = any free port. */
-  localPort: number;
-  remoteHost: string;
-  remotePort: number;
-}
+/** A local forward as OpenSSH's -L writes it (a saved forward without its kind); the bind address may only be loopback. */
+export type ForwardSpec = Omit<SavedForward, 'kind'>;
 
 export const LOOPBACK = '127.0.0.1';
 

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { GpuDeskApi } from '../../shared/contract';
 import type { ClusterJobView, ConnectionView, Profile, TunnelView } from '../../shared/models';
 import { ApiContext } from './api';
@@ -10,32 +10,11 @@ import { prefetchViewer } from '../viewer/ticketPrefetch';
 import { TunnelScreen } from '../tunnel/TunnelScreen';
 import { KeysScreen } from '../keys/KeysScreen';
 import { ClusterPage } from '../cluster/ClusterPage';
-import { useProfileExchange, type ProfileExchange } from '../servers/profileExchange';
+import { useProfileExchange } from '../servers/profileExchange';
+import { AppActionsContext, type AppActions, type Route } from './navigation';
 import { useTheme, ThemeSwitch } from './theme';
 import { useTranslation } from 'react-i18next';
 import { LanguageSwitch, useLanguageSetting } from '../i18n/language';
-
-export type Route =
-  | { screen: 'servers' }
-  | { screen: 'keys' }
-  | { screen: 'server'; connectionId: string; profileId: string }
-  | { screen: 'viewer'; connectionId: string; profileId: string; display: number }
-  | { screen: 'tunnel'; connectionId: string; profileId: string; tunnelId: string }
-  | { screen: 'cluster'; connectionId: string; profileId: string }
-  | { screen: 'job'; connectionId: string; profileId: string; jobId: string };
-
-export interface AppState {
-  profiles: Profile[];
-  connections: ConnectionView[];
-  tunnels: TunnelView[];
-  /** Desktop jobs by id, as the last `clusters.job` event (or clusters.jobs/submit answer) showed them. */
-  jobs: Record<string, ClusterJobView>;
-  putJobs(jobs: ClusterJobView[]): void;
-  reloadProfiles(): Promise<void>;
-  go(r: Route): void;
-  /** Servers export/import (buttons on the servers screen and the File menu share it). */
-  exchange: ProfileExchange;
-}
 
 export function App({ api }: { api: GpuDeskApi }) {
   const [route, setRoute] = useState<Route>({ screen: 'servers' });
@@ -74,17 +53,19 @@ export function App({ api }: { api: GpuDeskApi }) {
       api.on('connection.state', (c) => setConnections((cs) => (c.state === 'closed' ? cs.filter((x) => x.id !== c.id).concat(c) : [...cs.filter((x) => x.id !== c.id), c]))),
       api.on('tunnels.changed', setTunnels),
       api.on('clusters.job', (j) => putJobs([j])),
-      // File menu items (Electron): carried out here, with the same flow and messages as the buttons.
-      api.on('app.command', ({ command }) => {
-        if (command === 'keys.show') setRoute({ screen: 'keys' });
-        else {
-          setRoute({ screen: 'servers' });
-          void (command === 'profiles.export' ? exchange.exportAll() : exchange.importFile());
-        }
-      }),
     ];
     return () => offs.forEach((o) => o());
-  }, [api, reloadProfiles]);
+  }, [api, reloadProfiles, putJobs]);
+
+  // File menu items (Electron): carried out here, with the same flow and messages as the buttons.
+  const { exportAll, importFile } = exchange;
+  useEffect(() => api.on('app.command', ({ command }) => {
+    if (command === 'keys.show') setRoute({ screen: 'keys' });
+    else {
+      setRoute({ screen: 'servers' });
+      void (command === 'profiles.export' ? exportAll() : importFile());
+    }
+  }), [api, exportAll, importFile]);
 
   // A route whose connection closed falls back to the server list.
   useEffect(() => {
@@ -98,8 +79,9 @@ export function App({ api }: { api: GpuDeskApi }) {
     if (r.screen === 'viewer') prefetchViewer(api, r.connectionId, r.display);
     setRoute(r);
   }, [api]);
-  const state: AppState = { profiles, connections, tunnels, jobs, putJobs, reloadProfiles, go, exchange };
+  const actions = useMemo<AppActions>(() => ({ go, reloadProfiles, putJobs }), [go, reloadProfiles, putJobs]);
   const profileOf = (id: string) => profiles.find((p) => p.id === id);
+  const connectionOf = (id: string) => connections.find((c) => c.id === id);
 
   const serverName = route.screen === 'servers' || route.screen === 'keys' ? null : (profileOf(route.profileId)?.name ?? t('serverFallback'));
   const place = route.screen === 'viewer' ? `${serverName} ${t('displayCrumb', { display: route.display })}` : route.screen === 'job' ? `${serverName} ${t('jobCrumb', { jobId: route.jobId })}` : route.screen === 'keys' ? tKeys('nav') : serverName;
@@ -130,13 +112,15 @@ export function App({ api }: { api: GpuDeskApi }) {
         </header>
         {loadError && <p className="banner error" role="alert">{loadError}</p>}
         <main className="content">
-          {route.screen === 'servers' && <ServersScreen state={state} />}
-          {route.screen === 'keys' && <KeysScreen state={state} />}
-          {route.screen === 'server' && <ServerPage key={route.connectionId} state={state} connectionId={route.connectionId} profile={profileOf(route.profileId)} />}
-          {route.screen === 'viewer' && <ViewerScreen key={`${route.connectionId}:${route.display}`} state={state} connectionId={route.connectionId} display={route.display} profile={profileOf(route.profileId)} />}
-          {route.screen === 'cluster' && <ClusterPage key={route.connectionId} state={state} connectionId={route.connectionId} profile={profileOf(route.profileId)} />}
-          {route.screen === 'job' && <ViewerScreen key={`${route.connectionId}:job:${route.jobId}`} state={state} connectionId={route.connectionId} display={null} job={route.jobId} profile={profileOf(route.profileId)} />}
-          {route.screen === 'tunnel' && <TunnelScreen state={state} connectionId={route.connectionId} tunnelId={route.tunnelId} />}
+          <AppActionsContext.Provider value={actions}>
+            {route.screen === 'servers' && <ServersScreen profiles={profiles} connections={connections} exchange={exchange} />}
+            {route.screen === 'keys' && <KeysScreen profiles={profiles} />}
+            {route.screen === 'server' && <ServerPage key={route.connectionId} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} profile={profileOf(route.profileId)} />}
+            {route.screen === 'viewer' && <ViewerScreen key={`${route.connectionId}:${route.display}`} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} display={route.display} profile={profileOf(route.profileId)} />}
+            {route.screen === 'cluster' && <ClusterPage key={route.connectionId} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} jobs={jobs} profile={profileOf(route.profileId)} />}
+            {route.screen === 'job' && <ViewerScreen key={`${route.connectionId}:job:${route.jobId}`} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} display={null} job={route.jobId} jobView={jobs[route.jobId]} profile={profileOf(route.profileId)} />}
+            {route.screen === 'tunnel' && <TunnelScreen connectionId={route.connectionId} connection={connectionOf(route.connectionId)} tunnel={tunnels.find((x) => x.id === route.tunnelId)} />}
+          </AppActionsContext.Provider>
         </main>
         <PromptHost />
       </div>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ClusterJobView, Profile } from '../../shared/models';
-import type { AppState } from '../app/App';
+import type { ClusterJobView, ConnectionView, Profile } from '../../shared/models';
+import { useGo, usePutJobs, useReloadProfiles } from '../app/navigation';
 import { useApi } from '../app/api';
 import { useErrorLine } from '../i18n/errors';
 import { useFormat } from '../i18n/useFormat';
@@ -14,19 +14,20 @@ import { ScriptReview, wasReviewed } from './ScriptReview';
  * the settings change it), then each desktop job live from `clusters.job` events. Opening the page
  * asks Slurm for the user's desktop jobs, so after a restart the running ones offer Reconnect.
  */
-export function ClusterPage({ state, connectionId, profile }: { state: AppState; connectionId: string; profile?: Profile }) {
+export function ClusterPage({ connectionId, connection: conn, jobs: allJobs, profile }: { connectionId: string; connection?: ConnectionView; jobs: Record<string, ClusterJobView>; profile?: Profile }) {
   const api = useApi();
+  const go = useGo();
+  const reloadProfiles = useReloadProfiles();
+  const putJobs = usePutJobs();
   const { t } = useTranslation(['cluster', 'common', 'servers']);
   const errorLine = useErrorLine();
   const fmt = useFormat();
-  const conn = state.connections.find((c) => c.id === connectionId);
   const [review, setReview] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [found, setFound] = useState<Set<string> | null>(null);
   const [editing, setEditing] = useState(false);
   const [cancelling, setCancelling] = useState<string | null>(null);
-  const { putJobs } = state;
 
   useEffect(() => {
     let gone = false;
@@ -38,9 +39,9 @@ export function ClusterPage({ state, connectionId, profile }: { state: AppState;
       })
       .catch((e) => { if (!gone) { setFound(new Set()); setError(errorLine(e)); } });
     return () => { gone = true; };
-  }, [api, connectionId, putJobs]);
+  }, [api, connectionId, putJobs, errorLine]);
 
-  const jobs = Object.values(state.jobs)
+  const jobs = Object.values(allJobs)
     .filter((j) => j.connectionId === connectionId)
     .sort((a, b) => Number(b.jobId) - Number(a.jobId));
 
@@ -106,7 +107,7 @@ export function ClusterPage({ state, connectionId, profile }: { state: AppState;
         </div>
         <div className="actions">
           {profile && <button onClick={() => setEditing(true)} data-testid="cluster-edit">{t('editSettings')}</button>}
-          <button onClick={async () => { await api.invoke('connections.close', { connectionId }); state.go({ screen: 'servers' }); }}>{t('disconnect')}</button>
+          <button onClick={async () => { await api.invoke('connections.close', { connectionId }); go({ screen: 'servers' }); }}>{t('disconnect')}</button>
           <button className="primary" onClick={() => void start()} disabled={starting || !profile || review !== null} data-testid="job-start">{starting ? t('starting') : t('start')}</button>
         </div>
       </div>
@@ -125,7 +126,7 @@ export function ClusterPage({ state, connectionId, profile }: { state: AppState;
             <JobStatus job={j} />
             <div className="actions">
               {j.phase === 'running' && j.desktopUp && (
-                <button className="primary" data-testid="job-view" onClick={() => state.go({ screen: 'job', connectionId, profileId: profile?.id ?? '', jobId: j.jobId })}>
+                <button className="primary" data-testid="job-view" onClick={() => go({ screen: 'job', connectionId, profileId: profile?.id ?? '', jobId: j.jobId })}>
                   {found?.has(j.jobId) ? t('jobs.reconnect') : t('jobs.view')}
                 </button>
               )}
@@ -137,7 +138,7 @@ export function ClusterPage({ state, connectionId, profile }: { state: AppState;
         ))}
       </ul>
       {editing && profile && (
-        <ProfileForm profile={profile} onDone={async () => { setEditing(false); await state.reloadProfiles(); }} onCancel={async () => { setEditing(false); await state.reloadProfiles(); }} />
+        <ProfileForm profile={profile} onDone={async () => { setEditing(false); await reloadProfiles(); }} onCancel={async () => { setEditing(false); await reloadProfiles(); }} />
       )}
     </section>
   );

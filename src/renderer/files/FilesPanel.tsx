@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { RemoteFolderView } from '../../shared/models';
 import { errorLine, useApi } from '../app/api';
@@ -29,7 +29,8 @@ export function FilesPanel({ connectionId }: { connectionId: string }) {
 
   // The listing shows what the uploads put there once they are done.
   const doneCount = uploads.items.filter((i) => i.state === 'done').length;
-  useEffect(() => { if (doneCount && folder) void load(folder.path); }, [doneCount]);
+  const reloadFolder = useEffectEvent(() => { if (folder) void load(folder.path); });
+  useEffect(() => { if (doneCount) reloadFolder(); }, [doneCount]);
 
   const download = async (name: string) => {
     if (!folder) return;

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useEffectEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ForwardView, Profile } from '../../shared/models';
 import { errorLine, useApi, useEvent } from '../app/api';
@@ -29,10 +29,11 @@ export function ForwardsPanel({ connectionId, profile, autoOpen = false, compact
       setBusy(false);
     }
   };
-  useEffect(() => {
+  const showAndOpen = useEffectEvent(() => {
     void api.invoke('forwards.list', {}).then(setAll);
     if (autoOpen && saved.length) void open();
-  }, [connectionId]);
+  });
+  useEffect(() => showAndOpen(), [connectionId]);
 
   const browse = (url: string) => api.invoke('app.openExternal', { url }).catch(() => { window.open(url, '_blank', 'noopener'); });
   const copy = async (address: string) => {

@@ -1,4 +1,4 @@
-import { useCallback } from 'react';
+import { useCallback, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ErrorCode } from '../../shared/errorCodes';
 import en from './locales/en/errors';
@@ -21,13 +21,15 @@ void _everyCode;
 
 export function useErrorLine(): (e: unknown) => string {
   const { t, i18n } = useTranslation('errors');
-  return useCallback(
-    (e: unknown) => {
-      const line = englishLine(e);
-      const code = (e as { code?: string })?.code;
-      if (i18n.resolvedLanguage === 'en' || !code || !(code in en.codes)) return line;
-      return t('detail', { text: t(`codes.${code as ErrorCode}`), detail: line });
-    },
-    [t, i18n.resolvedLanguage],
-  );
+  const latest = useRef({ t, language: i18n.resolvedLanguage });
+  latest.current = { t, language: i18n.resolvedLanguage };
+  // One function for the component's life, speaking the language of the moment it is called: effects
+  // list it as a dependency without starting again when the language changes.
+  return useCallback((e: unknown) => {
+    const { t, language } = latest.current;
+    const line = englishLine(e);
+    const code = (e as { code?: string })?.code;
+    if (language === 'en' || !code || !(code in en.codes)) return line;
+    return t('detail', { text: t(`codes.${code as ErrorCode}`), detail: line });
+  }, []);
 }

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { KeyView, Profile } from '../../shared/models';
-import type { AppState } from '../app/App';
+import { useReloadProfiles } from '../app/navigation';
 import { errorLine, useApi } from '../app/api';
 import { Dialog } from '../app/Dialog';
 import { useTranslation } from 'react-i18next';
@@ -8,8 +8,9 @@ import { useFormat } from '../i18n/useFormat';
 
 
 /** Lists, generates, imports and removes keychain keys; installing one is on the server page. */
-export function KeysScreen({ state }: { state: AppState }) {
+export function KeysScreen({ profiles }: { profiles: Profile[] }) {
   const api = useApi();
+  const reloadProfiles = useReloadProfiles();
   const { t } = useTranslation('keys');
   const fmt = useFormat();
   const [keys, setKeys] = useState<KeyView[] | null>(null);
@@ -108,8 +109,8 @@ export function KeysScreen({ state }: { state: AppState }) {
       {removing && (
         <RemoveKeyDialog
           keyView={removing}
-          profiles={state.profiles}
-          onDone={async (msg) => { setRemoving(null); if (msg) setNotice(msg); await reload(); await state.reloadProfiles(); }}
+          profiles={profiles}
+          onDone={async (msg) => { setRemoving(null); if (msg) setNotice(msg); await reload(); await reloadProfiles(); }}
         />
       )}
     </section>

@@ -51,7 +51,7 @@ export function GpuCards({ connectionId, initial }: { connectionId: string; init
       if (timer) clearTimeout(timer);
       document.removeEventListener('visibilitychange', onVis);
     };
-  }, [api, connectionId]);
+  }, [api, connectionId, errorLine]);
 
   if (error && !gpus) return <p className="banner error" role="alert">{error}</p>;
   if (!gpus) return <p role="status" className="progress">{t('gpus.asking')}</p>;

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
-import type { Profile, ServerReportView } from '../../shared/models';
-import type { AppState } from '../app/App';
+import { useEffect, useEffectEvent, useState } from 'react';
+import type { ConnectionView, Profile, ServerReportView } from '../../shared/models';
+import { useGo, useReloadProfiles } from '../app/navigation';
 import { useApi } from '../app/api';
 import { useErrorLine } from '../i18n/errors';
 import { useFormat } from '../i18n/useFormat';
@@ -15,8 +15,10 @@ import { InstallKeyDialog } from '../keys/InstallKeyDialog';
 
 type Tab = 'overview' | 'gpus' | 'sessions' | 'setup' | 'forwards' | 'files';
 
-export function ServerPage({ state, connectionId, profile }: { state: AppState; connectionId: string; profile?: Profile }) {
+export function ServerPage({ connectionId, connection: conn, profile }: { connectionId: string; connection?: ConnectionView; profile?: Profile }) {
   const api = useApi();
+  const go = useGo();
+  const reloadProfiles = useReloadProfiles();
   const { t: tr } = useTranslation('server');
   const errorLine = useErrorLine();
   const fmt = useFormat();
@@ -24,7 +26,6 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
   const [report, setReport] = useState<ServerReportView | null>(null);
   const [probing, setProbing] = useState(false);
   const [probeError, setProbeError] = useState<string | null>(null);
-  const conn = state.connections.find((c) => c.id === connectionId);
   const { t: tFiles } = useTranslation('files');
   const { t: tForwards } = useTranslation('forwards');
   const tabs: { id: Tab; label: string }[] = [
@@ -45,8 +46,9 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
       setProbing(false);
     }
   };
+  const probeOnOpen = useEffectEvent(() => void probe());
   useEffect(() => {
-    void probe();
+    probeOnOpen();
   }, [connectionId]);
 
   const onKeyTabs = (e: React.KeyboardEvent) => {
@@ -69,7 +71,7 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
         <div className="actions">
           {profile && <button onClick={() => setInstalling(true)} data-testid="install-key-open">{tr('installKey')}</button>}
           <button onClick={probe} disabled={probing}>{probing ? tr('probing') : tr('probeAgain')}</button>
-          <button onClick={async () => { await api.invoke('connections.close', { connectionId }); state.go({ screen: 'servers' }); }}>{tr('disconnect')}</button>
+          <button onClick={async () => { await api.invoke('connections.close', { connectionId }); go({ screen: 'servers' }); }}>{tr('disconnect')}</button>
         </div>
       </div>
       {conn?.state === 'reconnecting' && <p className="banner warn" role="status">{conn.error ? tr('reconnectingWhy', { why: errorLine(conn.error) }) : tr('reconnecting')}</p>}
@@ -84,12 +86,12 @@ export function ServerPage({ state, connectionId, profile }: { state: AppState; 
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="panel">
         {tab === 'overview' && <ProbeReport report={report} probing={probing} error={probeError} onSetup={() => setTab('setup')} />}
         {tab === 'gpus' && <GpuCards connectionId={connectionId} initial={report?.gpus ?? null} />}
-        {tab === 'sessions' && <Sessions state={state} connectionId={connectionId} profile={profile} report={report} />}
+        {tab === 'sessions' && <Sessions connectionId={connectionId} profile={profile} report={report} />}
         {tab === 'setup' && <SetupWizard connectionId={connectionId} onFinished={probe} />}
         {tab === 'forwards' && <ForwardsPanel connectionId={connectionId} profile={profile} />}
         {tab === 'files' && <FilesPanel connectionId={connectionId} />}
       </div>
-      {installing && profile && <InstallKeyDialog profile={profile} onClose={async () => { setInstalling(false); await state.reloadProfiles(); }} />}
+      {installing && profile && <InstallKeyDialog profile={profile} onClose={async () => { setInstalling(false); await reloadProfiles(); }} />}
     </section>
   );
 }

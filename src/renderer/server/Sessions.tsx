@@ -1,14 +1,15 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Profile, ServerReportView, VncSessionView } from '../../shared/models';
-import type { AppState } from '../app/App';
+import { useGo } from '../app/navigation';
 import { useApi } from '../app/api';
 import { useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
 import { Dialog } from '../app/Dialog';
 
 /** The server's VNC desktops: open one in the viewer or as a tunnel only, start a new one, stop one. */
-export function Sessions({ state, connectionId, profile, report }: { state: AppState; connectionId: string; profile?: Profile; report: ServerReportView | null }) {
+export function Sessions({ connectionId, profile, report }: { connectionId: string; profile?: Profile; report: ServerReportView | null }) {
   const api = useApi();
+  const go = useGo();
   const { t } = useTranslation(['server', 'common']);
   const errorLine = useErrorLine();
   const [sessions, setSessions] = useState<VncSessionView[] | null>(null);
@@ -29,16 +30,16 @@ export function Sessions({ state, connectionId, profile, report }: { state: AppS
     } catch (e) {
       setError(errorLine(e));
     }
-  }, [api, connectionId]);
+  }, [api, connectionId, errorLine]);
   useEffect(() => { void reload(); }, [reload]);
 
   const profileId = profile?.id ?? '';
-  const view = (display: number) => state.go({ screen: 'viewer', connectionId, profileId, display });
+  const view = (display: number) => go({ screen: 'viewer', connectionId, profileId, display });
   const tunnel = async (display: number) => {
     setBusy(`tunnel-${display}`);
     try {
       const t = await api.invoke('tunnels.open', { connectionId, display });
-      state.go({ screen: 'tunnel', connectionId, profileId, tunnelId: t.id });
+      go({ screen: 'tunnel', connectionId, profileId, tunnelId: t.id });
     } catch (e) {
       setError(errorLine(e));
     } finally {

@@ -19,7 +19,7 @@ export function ImportDialog(props: { onDone(): void; onCancel(): void }) {
       (h) => { setHosts(h); setChosen(new Set(h.filter((x) => !x.exists).map((x) => x.alias))); },
       (e) => setError(errorLine(e)),
     );
-  }, [api]);
+  }, [api, errorLine]);
 
   const run = async () => {
     try {

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { takeAutoConnect } from '../api/client';
-import type { Profile } from '../../shared/models';
-import type { AppState } from '../app/App';
+import type { ConnectionView, Profile } from '../../shared/models';
+import { useGo, useReloadProfiles } from '../app/navigation';
+import type { ProfileExchange } from './profileExchange';
 import { errorCode, useApi } from '../app/api';
 import { Trans, useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
@@ -12,8 +13,10 @@ import { ImportDialog } from './ImportDialog';
 import { InstallKeyDialog } from '../keys/InstallKeyDialog';
 import { RememberedJobs } from '../cluster/RememberedJobs';
 
-export function ServersScreen({ state }: { state: AppState }) {
+export function ServersScreen({ profiles, connections, exchange: ex }: { profiles: Profile[]; connections: ConnectionView[]; exchange: ProfileExchange }) {
   const api = useApi();
+  const go = useGo();
+  const reloadProfiles = useReloadProfiles();
   const { t } = useTranslation(['servers', 'common']);
   const errorLine = useErrorLine();
   const fmt = useFormat();
@@ -24,35 +27,34 @@ export function ServersScreen({ state }: { state: AppState }) {
   const [keyChanged, setKeyChanged] = useState<{ profile: string; message: string; fix?: string } | null>(null);
   const [removing, setRemoving] = useState<Profile | null>(null);
   const [installFor, setInstallFor] = useState<Profile | null>(null);
-  const ex = state.exchange;
 
   const auto = useRef<string | null | undefined>(undefined);
   useEffect(() => {
     if (auto.current === undefined) auto.current = takeAutoConnect();
-    const p = auto.current ? state.profiles.find((x) => x.id === auto.current) : undefined;
+    const p = auto.current ? profiles.find((x) => x.id === auto.current) : undefined;
     if (p) {
       auto.current = null;
       void connect(p);
     }
   });
 
-  const connOf = (p: Profile) => state.connections.filter((c) => c.profileId === p.id && c.state !== 'closed').at(-1);
+  const connOf = (p: Profile) => connections.filter((c) => c.profileId === p.id && c.state !== 'closed').at(-1);
 
   const connect = async (p: Profile) => {
     setError(null);
     const existing = connOf(p);
     if (existing) {
-      state.go({ screen: p.kind === 'cluster' ? 'cluster' : 'server', connectionId: existing.id, profileId: p.id });
+      go({ screen: p.kind === 'cluster' ? 'cluster' : 'server', connectionId: existing.id, profileId: p.id });
       return;
     }
     setBusy(p.id);
     try {
       const c = await api.invoke('connections.open', { profileId: p.id });
       // A cluster's desktops are jobs: its page starts and lists them.
-      if (p.kind === 'cluster') state.go({ screen: 'cluster', connectionId: c.id, profileId: p.id });
+      if (p.kind === 'cluster') go({ screen: 'cluster', connectionId: c.id, profileId: p.id });
       // A profile with a default display goes straight to that desktop, like a saved VNC connection.
-      else if (p.display.number !== undefined) state.go({ screen: 'viewer', connectionId: c.id, profileId: p.id, display: p.display.number });
-      else state.go({ screen: 'server', connectionId: c.id, profileId: p.id });
+      else if (p.display.number !== undefined) go({ screen: 'viewer', connectionId: c.id, profileId: p.id, display: p.display.number });
+      else go({ screen: 'server', connectionId: c.id, profileId: p.id });
     } catch (e) {
       if (errorCode(e) === 'HOST_KEY_CHANGED') {
         const x = e as { message: string; fix?: string };
@@ -75,7 +77,7 @@ export function ServersScreen({ state }: { state: AppState }) {
         </div>
       </div>
       {error && <p className="banner error" role="alert" data-testid="connect-error">{error}</p>}
-      <RememberedJobs profiles={state.profiles} onOpen={(p) => void connect(p)} />
+      <RememberedJobs profiles={profiles} onOpen={(p) => void connect(p)} />
       {ex.message && (
         <div className={`banner${ex.message.kind === 'error' ? ' error' : ''}`} role={ex.message.kind === 'error' ? 'alert' : 'status'} data-testid="exchange-message" data-kind={ex.message.kind}>
           <p>{ex.message.text}</p>
@@ -83,13 +85,13 @@ export function ServersScreen({ state }: { state: AppState }) {
           <button className="link" onClick={ex.dismiss}>{t('dismiss')}</button>
         </div>
       )}
-      {state.profiles.length === 0 ? (
+      {profiles.length === 0 ? (
         <div className="empty">
           <p><Trans t={t} i18nKey="empty" components={{ code: <code /> }} /></p>
         </div>
       ) : (
         <ul className="server-list" aria-label={t('listLabel')}>
-          {state.profiles.map((p) => {
+          {profiles.map((p) => {
             const c = connOf(p);
             const st = c?.state ?? 'closed';
             return (
@@ -120,20 +122,20 @@ export function ServersScreen({ state }: { state: AppState }) {
             // A new server that signs in with a password is offered a key straight away.
             if (editing === 'new' && saved.auth.kind === 'password') setInstallFor(saved);
             setEditing(null);
-            await state.reloadProfiles();
+            await reloadProfiles();
           }}
           // Asking a cluster for its defaults saves the profile: the list shows it even after Cancel.
-          onCancel={async () => { setEditing(null); await state.reloadProfiles(); }}
+          onCancel={async () => { setEditing(null); await reloadProfiles(); }}
         />
       )}
-      {installFor && <InstallKeyDialog profile={installFor} onClose={async () => { setInstallFor(null); await state.reloadProfiles(); }} />}
-      {importing && <ImportDialog onDone={async () => { setImporting(false); await state.reloadProfiles(); }} onCancel={() => setImporting(false)} />}
+      {installFor && <InstallKeyDialog profile={installFor} onClose={async () => { setInstallFor(null); await reloadProfiles(); }} />}
+      {importing && <ImportDialog onDone={async () => { setImporting(false); await reloadProfiles(); }} onCancel={() => setImporting(false)} />}
       {removing && (
         <Dialog title={t('removeTitle', { name: removing.name })} onCancel={() => setRemoving(null)}>
           <p>{t('removeText')}</p>
           <div className="dialog-actions">
             <button onClick={() => setRemoving(null)}>{t('common:actions.cancel')}</button>
-            <button className="danger" onClick={async () => { try { await api.invoke('profiles.remove', { id: removing.id }); } catch (e) { setError(errorLine(e)); } setRemoving(null); await state.reloadProfiles(); }}>{t('remove')}</button>
+            <button className="danger" onClick={async () => { try { await api.invoke('profiles.remove', { id: removing.id }); } catch (e) { setError(errorLine(e)); } setRemoving(null); await reloadProfiles(); }}>{t('remove')}</button>
           </div>
         </Dialog>
       )}

@@ -1,20 +1,21 @@
 import { useState } from 'react';
-import type { AppState } from '../app/App';
+import type { ConnectionView, TunnelView } from '../../shared/models';
+import { useGo } from '../app/navigation';
 import { useApi } from '../app/api';
 import { useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
 import { useFormat } from '../i18n/useFormat';
 
 /** Tunnel-only mode: a loopback address for a native viewer, ready-made commands, extra forwards. */
-export function TunnelScreen({ state, connectionId, tunnelId }: { state: AppState; connectionId: string; tunnelId: string }) {
+export function TunnelScreen({ connectionId, connection, tunnel: t }: { connectionId: string; connection?: ConnectionView; tunnel?: TunnelView }) {
   const api = useApi();
+  const go = useGo();
   const { t: tr } = useTranslation('viewer');
   const errorLine = useErrorLine();
   const fmt = useFormat();
-  const t = state.tunnels.find((x) => x.id === tunnelId);
   const [copied, setCopied] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  if (!t) return <p role="status">{tr('tunnel.closed')} <button onClick={() => state.go({ screen: 'servers' })}>{tr('tunnel.backToServers')}</button></p>;
+  if (!t) return <p role="status">{tr('tunnel.closed')} <button onClick={() => go({ screen: 'servers' })}>{tr('tunnel.backToServers')}</button></p>;
   const address = `${t.localHost}:${t.localPort}`;
   const copy = async (what: string, text: string) => {
     try {
@@ -25,14 +26,14 @@ export function TunnelScreen({ state, connectionId, tunnelId }: { state: AppStat
       setError(tr('tunnel.noClipboard'));
     }
   };
-  const profileId = state.connections.find((c) => c.id === connectionId)?.profileId ?? '';
+  const profileId = connection?.profileId ?? '';
   return (
     <section className="screen tunnel" aria-labelledby="tunnel-h" data-testid="tunnel-screen">
       <div className="screen-head">
         <h1 id="tunnel-h">{tr('tunnel.title', { display: t.display })}</h1>
         <div className="actions">
-          <button onClick={() => state.go({ screen: 'viewer', connectionId, profileId, display: t.display })}>{tr('tunnel.openViewer')}</button>
-          <button className="danger" onClick={async () => { try { await api.invoke('tunnels.close', { tunnelId }); state.go({ screen: 'server', connectionId, profileId }); } catch (e) { setError(errorLine(e)); } }}>{tr('tunnel.close')}</button>
+          <button onClick={() => go({ screen: 'viewer', connectionId, profileId, display: t.display })}>{tr('tunnel.openViewer')}</button>
+          <button className="danger" onClick={async () => { try { await api.invoke('tunnels.close', { tunnelId: t.id }); go({ screen: 'server', connectionId, profileId }); } catch (e) { setError(errorLine(e)); } }}>{tr('tunnel.close')}</button>
         </div>
       </div>
       {error && <p className="banner error" role="alert">{error}</p>}

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import type { ByteCounters, Profile, ViewerPrefs } from '../../shared/models';
-import type { AppState } from '../app/App';
+import type { ByteCounters, ClusterJobView, ConnectionView, Profile, ViewerPrefs } from '../../shared/models';
+import { useGo } from '../app/navigation';
 import { useApi } from '../app/api';
 import { useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
@@ -33,8 +33,17 @@ declare global {
  * The viewer on a server's display, or (with `job`) on a cluster job's desktop: then the ticket comes
  * from clusters.viewer, the bar shows the job's time and warnings, and closing asks about the job.
  */
-export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, profile }: { state: AppState; connectionId: string; display: number | null; job?: string; profile?: Profile }) {
+export function ViewerScreen({ connectionId, connection: conn, display: fixedDisplay, job, jobView, profile }: {
+  connectionId: string;
+  connection?: ConnectionView;
+  display: number | null;
+  job?: string;
+  /** The job's latest state (with `job`). */
+  jobView?: ClusterJobView;
+  profile?: Profile;
+}) {
   const api = useApi();
+  const go = useGo();
   const { t } = useTranslation(['viewer', 'common']);
   const errorLine = useErrorLine();
   const tRef = useRef(t);
@@ -63,7 +72,6 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
   const [vncPassword, setVncPassword] = useState('');
   const [gen, setGen] = useState(0);
   const retries = useRef(0);
-  const conn = state.connections.find((c) => c.id === connectionId);
   const uploads = useUploads(connectionId);
   // Dropped on the desktop: to ~/Desktop where it exists (it shows on the remote desktop), else ~.
   const drop = useFileDrop((files) => void uploads.upload(files));
@@ -71,7 +79,6 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
   const { t: tCluster } = useTranslation('cluster');
   const sshStateRef = useRef(conn?.state);
   sshStateRef.current = conn?.state;
-  const jobView = job ? state.jobs[job] : undefined;
   const jobEnded = jobView?.phase === 'ended';
   const jobEndedRef = useRef(jobEnded);
   jobEndedRef.current = jobEnded;
@@ -186,7 +193,7 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
       viewerId.current = null;
       target.replaceChildren();
     };
-  }, [api, connectionId, fixedDisplay, job, gen]);
+  }, [api, connectionId, fixedDisplay, job, gen, errorLine]);
 
   // Tunnel counters and SSH round trip, once a second.
   useEffect(() => {
@@ -241,8 +248,8 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
     <section className="viewer" aria-label={job ? tCluster('viewer.aria', { jobId: job }) : t('aria', { display: display ?? '' })} data-phase={phase} data-display={display ?? undefined}>
       <div className="viewer-bar" role="toolbar" aria-label={t('toolbar')}>
         {job
-          ? <button onClick={() => (jobEnded ? state.go({ screen: 'cluster', connectionId, profileId: profile?.id ?? '' }) : setClosing(true))} data-testid="job-viewer-close">{tCluster('viewer.close')}</button>
-          : <button onClick={() => state.go({ screen: 'server', connectionId, profileId: profile?.id ?? '' })} aria-label={t('backAria')}>{t('back')}</button>}
+          ? <button onClick={() => (jobEnded ? go({ screen: 'cluster', connectionId, profileId: profile?.id ?? '' }) : setClosing(true))} data-testid="job-viewer-close">{tCluster('viewer.close')}</button>
+          : <button onClick={() => go({ screen: 'server', connectionId, profileId: profile?.id ?? '' })} aria-label={t('backAria')}>{t('back')}</button>}
         <label>{t('scale')}
           <select value={prefs.scale} onChange={(e) => update({ ...prefs, scale: e.target.value as ViewerPrefs['scale'] })} aria-label={t('scaleAria')}>
             <option value="fit">{t('scaleFit')}</option>
@@ -313,7 +320,7 @@ export function ViewerScreen({ state, connectionId, display: fixedDisplay, job, 
         <CloseJobDialog
           connectionId={connectionId}
           jobId={job}
-          onDone={() => { setClosing(false); state.go({ screen: 'cluster', connectionId, profileId: profile?.id ?? '' }); }}
+          onDone={() => { setClosing(false); go({ screen: 'cluster', connectionId, profileId: profile?.id ?? '' }); }}
           onCancel={() => setClosing(false)}
         />
       )}
