@@ -185,14 +185,14 @@ export { expect };
 /** Adds the bed as a server through the Add server dialog: by the bed's key file, or by password (asked at connect time). */
 export async function addProfile(
   page: Page, env: Env, name: string,
-  opts: { screenshot?: boolean; auth?: { kind: 'key-file' } | { kind: 'password'; remember: boolean } } = {},
+  opts: { screenshot?: boolean; port?: number; auth?: { kind: 'key-file' } | { kind: 'password'; remember: boolean } } = {},
 ): Promise<void> {
   const auth = opts.auth ?? { kind: 'key-file' };
   await page.getByRole('button', { name: 'Add server' }).click();
   const dlg = page.getByRole('dialog', { name: 'Add server' });
   await dlg.getByLabel('Name', { exact: true }).fill(name);
   await dlg.getByLabel('Host', { exact: true }).fill('127.0.0.1');
-  await dlg.getByLabel('Port', { exact: true }).fill(String(env.bed.port));
+  await dlg.getByLabel('Port', { exact: true }).fill(String(opts.port ?? env.bed.port));
   await dlg.getByLabel('User', { exact: true }).fill(env.bed.user);
   await dlg.getByLabel('Authentication', { exact: true }).selectOption(auth.kind);
   if (auth.kind === 'key-file') await dlg.getByLabel('Key file', { exact: true }).fill(env.bed.userKeyPath);

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { Page } from '@playwright/test';
 import { serverScreen, windowViewable } from '../bed';
+import { startDelayProxy } from '../bed/delayProxy';
 import { addProfile, expect, test, type Env } from './fixtures';
 import { ssim } from './ssim';
 import { typeOnRemote } from './typing';
@@ -118,4 +119,59 @@ test('video mode: a TurboVNC desktop as H.264 from the server\'s ffmpeg, drawn b
   await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
   await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
   await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+});
+
+test('Auto: over a slow link, full-screen motion switches to video, and motion stopping switches back to VNC with a lossless refresh', async ({ page, env }) => {
+  test.setTimeout(600_000);
+  // A home link: 4 Mbit/s with 10 ms each way and a small bottleneck buffer, in front of the bed's sshd.
+  const link = await startDelayProxy({ targetPort: env.bed.port, delayMs: 10, rateBytesPerSec: 4e6 / 8, maxQueuedBytes: 256 * 1024 });
+  fs.writeFileSync(`${env.home}/known_hosts`, `${env.bed.knownHostsLine}\n[127.0.0.1]:${link.port} ${env.bed.knownHostsLine.split(' ').slice(1).join(' ')}\n`);
+  try {
+    await env.app.open(page);
+    await addProfile(page, env, 'slowlink', { port: link.port });
+    await page.getByRole('button', { name: 'Connect to slowlink' }).click();
+    await expect(page.getByRole('heading', { name: 'slowlink', level: 1 })).toBeVisible({ timeout: 60_000 });
+    await page.getByRole('tab', { name: 'Desktops' }).click();
+    await page.getByLabel('Size').fill('1024x768');
+    await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
+    await page.getByRole('button', { name: 'Start desktop' }).click();
+    await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
+    const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
+    await page.getByTestId(`session-${display}`).getByRole('button', { name: `View display ${display}` }).click();
+    await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 60_000 });
+    await expect.poll(() => windowViewable(env.bed.home, display, env.desktop.terminalTitle), { timeout: 30_000 }).toBe(true);
+    await chooseCodec(page, 'auto');
+    await page.getByTestId('codec-panel').getByRole('button', { name: 'Close quality panel' }).click();
+    await expect(page.getByTestId('hud-codec')).toHaveText('VNC');
+
+    const tag = `gdauto${Date.now().toString(36)}`;
+    const pidFile = `/tmp/${tag}.pid`;
+    await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });
+    // Most of the screen moving: the spheres' window almost as large as the desktop.
+    await typeOnRemote(page, `${VGL}/vglrun -d egl0 ${VGL}/glxspheres64 -w 1000x740 >/dev/null 2>&1 & echo $! > ${pidFile}`);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '', { timeout: 60_000 }).toBe(true);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+    try {
+      // JPEG tiles cannot keep up on this link: Auto hands the screen to the server's encoder.
+      await expect(page.getByTestId('hud-codec')).toHaveText('H.264 video', { timeout: 90_000 });
+      expect(encoders(env, display)).toHaveLength(1);
+      await distinctFrames(page, 3, 'distinct canvas contents in video mode on the slow link');
+      // Motion stops: back to VNC, and the lossless refresh gives the server's screenshot exactly.
+      process.kill(pid, 'SIGSTOP');
+      await expect(page.getByTestId('hud-codec')).toHaveText('VNC', { timeout: 30_000 });
+      await expect.poll(() => pixelsUnlikeServer(page, env, display), { timeout: 60_000, message: 'pixels unlike the server\'s screenshot after Auto\'s lossless refresh' }).toBe(0);
+      await expect.poll(() => encoders(env, display).length, { timeout: 10_000 }).toBe(0);
+    } finally {
+      try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+      fs.rmSync(pidFile, { force: true });
+    }
+    await page.getByRole('button', { name: 'Back to the server' }).click();
+    await page.getByTestId(`session-${display}`).getByRole('button', { name: `Stop display ${display}` }).click();
+    await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
+    await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
+    await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+  } finally {
+    await link.stop();
+  }
 });

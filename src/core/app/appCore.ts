@@ -97,6 +97,9 @@ interface Live {
   listed?: { at: number; sessions: VncSessionInfo[] };
 }
 
+/** The longest a viewer's round-trip probe waits (video mode's link signal). */
+const RTT_PROBE_MS = 3000;
+
 /** How long a listing stands for where a session is reached: about the time from seeing it to clicking it. */
 const LISTING_FRESH_MS = 60_000;
 
@@ -262,7 +265,8 @@ export class AppCore {
         if (!v) throw new GpuDeskError('BAD_ARGUMENT', 'That viewer is closed', 'open the session again');
         const conn = this.live.get(v.connectionId)?.conn ?? null;
         // A fresh round trip shows a queue building on the link within a second (keepalives come every 15 s).
-        const rttMs = conn && measureRtt ? await conn.measureRtt(2000).catch(() => conn.rttMs) : (conn?.rttMs ?? null);
+        // A probe that times out says the round trip is at least that long (a full queue), not the last keepalive's figure.
+        const rttMs = conn && measureRtt ? await conn.measureRtt(RTT_PROBE_MS).catch((e: GpuDeskError) => (e.code === 'CONNECT_TIMEOUT' ? RTT_PROBE_MS : conn.rttMs)) : (conn?.rttMs ?? null);
         return { bytesIn: v.counters.bytesIn, bytesOut: v.counters.bytesOut, rttMs, at: Date.now() };
       },
       'clusters.defaults': async ({ connectionId }) => this.clusters.defaults(this.loginNode(connectionId)),
