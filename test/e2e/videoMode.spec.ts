@@ -19,6 +19,14 @@ function encoders(env: Env, display: number): number[] {
   }
 }
 
+function encoderCommandLines(env: Env, display: number): string[] {
+  try {
+    return execFileSync('pgrep', ['-a', '-u', env.bed.user, '-f', `^ffmpeg .*x11grab.* -i :${display} `], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
 async function chooseCodec(page: Page, codec: 'vnc' | 'video' | 'auto'): Promise<void> {
   const panel = page.getByTestId('codec-panel');
   if (!(await panel.isVisible())) await page.getByTestId('open-codec').click();
@@ -102,6 +110,16 @@ test('video mode: a TurboVNC desktop as H.264 from the server\'s ffmpeg, drawn b
     await chooseCodec(page, 'video');
     await expect(page.getByTestId('hud-codec')).toHaveText('H.264 video', { timeout: 30_000 });
     await expect.poll(() => encoders(env, display).length).toBe(1);
+
+    // The desktop resized on the server (RandR): the viewer's canvas follows, and a new stream at the
+    // new size replaces the old one (its encoder grabs 800x600).
+    execFileSync('xrandr', ['-display', `:${display}`, '-s', '800x600'], { env: { ...process.env, XAUTHORITY: `${env.bed.home}/.Xauthority` } });
+    await expect.poll(() => canvasSize(page), { timeout: 30_000 }).toEqual({ w: 800, h: 600 });
+    await expect.poll(() => encoderCommandLines(env, display).some((l) => l.includes('-video_size 800x600')), { timeout: 30_000, message: 'an encoder grabbing 800x600' }).toBe(true);
+    await expect.poll(() => encoders(env, display).length, { timeout: 30_000 }).toBe(1);
+    await expect(page.getByTestId('hud-codec')).toHaveText('H.264 video');
+    await distinctFrames(page, 3, 'distinct canvas contents in video mode after the resize');
+
     for (const p of encoders(env, display)) process.kill(p, 'SIGKILL');
     await expect(page.getByTestId('video-fallback')).toContainText('Video mode stopped: The server\'s encoder stopped', { timeout: 10_000 });
     await expect(page.getByTestId('hud-codec')).toHaveText('VNC');

@@ -32,6 +32,8 @@ export interface VideoModeDeps {
 export const VIDEO_FPS = 30;
 /** After a failure, Auto waits this long before it tries video again (the server's encoder may be gone for good). */
 const AUTO_RETRY_MS = 60_000;
+/** How long an ended stream waits for the RFB resize that may explain it (the fallback still comes within a second). */
+const RESIZE_GRACE_MS = 500;
 
 /**
  * Video mode for one viewer: starts and restarts the server's stream (a new size, a new bitrate),
@@ -174,7 +176,21 @@ export class VideoMode {
 
   private ended(p: VideoPlayer, e: VideoEnd): void {
     if (p !== this.player && p !== this.next) return;
-    this.fail(e);
+    // A desktop that shrank ends x11grab (its area is off the screen), and the RFB resize may arrive
+    // just after: a stream that ended at another size than the screen's is restarted at the new size.
+    const gen = this.gen;
+    const size = (t: VideoTicket | null) => (t ? `${t.width}x${t.height}` : '');
+    const was = size(this.ticket);
+    const resized = () => {
+      const { width, height } = this.deps.session.framebufferSize;
+      return was !== '' && `${width & ~1}x${height & ~1}` !== was;
+    };
+    if (resized()) return this.restart(this.rate?.kbps ?? this.firstKbps());
+    setTimeout(() => {
+      if (gen !== this.gen || this.closed) return;
+      if (resized()) this.restart(this.rate?.kbps ?? this.firstKbps());
+      else this.fail(e);
+    }, RESIZE_GRACE_MS);
   }
 
   private fail(e: VideoEnd): void {
