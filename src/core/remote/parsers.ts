@@ -431,7 +431,8 @@ const GENERIC_FFMPEG_LINE = new RegExp(
 export function ffmpegErrorLine(output: string): string | null {
   const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
   if (lines.length === 0) return null;
-  const strip = (l: string) => l.replace(/^\[[^\]]* @ (?:0x)?[0-9a-f]+\]\s*/i, '');
+  // (The findings quote it inside their own sentence: no closing full stop of its own.)
+  const strip = (l: string) => l.replace(/^\[[^\]]* @ (?:0x)?[0-9a-f]+\]\s*/i, '').replace(/\.$/, '');
   const telling = lines.map(strip).filter((l) => !GENERIC_FFMPEG_LINE.test(l));
   // A library that cannot be loaded is the cause; NVENC follows it with a driver-version hint that is not.
   return cleanErrorLine(telling.find((l) => /^Cannot load /.test(l)) ?? telling.at(-1) ?? strip(lines.at(-1)!));

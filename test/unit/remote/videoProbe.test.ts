@@ -30,7 +30,7 @@ describe("ffmpeg's error output → the line that says why", () => {
   });
 
   it('VA-API without a VA driver for the node: the hardware context\'s own words, not "Error parsing global options"', () => {
-    expect(ffmpegErrorLine(fx('ffmpeg-vaapi-no-va-display.txt'))).toBe('No VA display found for device /dev/dri/renderD128.');
+    expect(ffmpegErrorLine(fx('ffmpeg-vaapi-no-va-display.txt'))).toBe('No VA display found for device /dev/dri/renderD128');
   });
 
   it('an encoder the build lacks; only generic lines: the last one; no output: null', () => {
@@ -195,7 +195,7 @@ describe('video findings', () => {
     const amd = (dri: string) => report({ ...amdGpu(), dri, video: videoSection({ h264_nvenc: ['1', fx('ffmpeg-nvenc-no-libcuda.txt')], h264_vaapi: ['1', fx('ffmpeg-vaapi-no-va-display.txt')], libx264: ['0'] }, 'render /dev/dri/renderD128 amdgpu\npci 0x1002') });
     const f = find(amd('/dev/dri/card0 rw video\n/dev/dri/renderD128 rw render').findings, 'VAAPI_UNAVAILABLE')!;
     expect(f.severity).toBe('info');
-    expect(f.message).toBe("The GPU's video encoder (VA-API) on /dev/dri/renderD128 (amdgpu) failed its test encode: No VA display found for device /dev/dri/renderD128..");
+    expect(f.message).toBe("The GPU's video encoder (VA-API) on /dev/dri/renderD128 (amdgpu) failed its test encode: No VA display found for device /dev/dri/renderD128.");
     expect(f.fix).toContain('mesa-va-drivers');
     const locked = find(amd('/dev/dri/card0 rw video\n/dev/dri/renderD128 no render').findings, 'VAAPI_UNAVAILABLE')!;
     expect(locked.text).toMatchObject({ message: 'vaapiNoAccess', fix: 'renderGroup' });
