@@ -241,4 +241,33 @@ describe('video findings', () => {
       expect(f.message).not.toContain('\n');
     }
   });
+
+  it('in English the catalogue says exactly what core says, and in Chinese it is translated with the values filled in', async () => {
+    const { createI18n } = await import('../../../src/renderer/i18n');
+    const en = createI18n('en');
+    const zh = createI18n('zh-CN');
+    const nv = (error: string, os = 'os-release-ubuntu-22.04.txt') => nvencFailing(os, error);
+    const all = [
+      report(freshGpu('os-release-ubuntu-22.04.txt')), report(freshGpu('os-release-rocky-9.txt')), report(freshGpu('os-release-fedora-40.txt')),
+      nv(fx('ffmpeg-nvenc-no-libnvidia-encode.txt')), nv(fx('ffmpeg-nvenc-no-libnvidia-encode.txt'), 'os-release-debian-12.txt'), nv(fx('ffmpeg-nvenc-no-libcuda.txt'), 'os-release-rocky-8.txt'),
+      nv('No capable devices found'), nv('The minimum required Nvidia driver for nvenc is 520.56.06 or newer'), nv("Unknown encoder 'h264_nvenc'"), nv('something else'),
+      report({ ...amdGpu(), video: videoSection({ h264_vaapi: ['1', fx('ffmpeg-vaapi-no-va-display.txt')], libx264: ['0'] }, 'render /dev/dri/renderD128 amdgpu') }),
+      report({ ...amdGpu(), dri: '/dev/dri/renderD128 no render', video: videoSection({ h264_vaapi: ['1', 'x'], libx264: ['1', 'y'] }, 'render /dev/dri/renderD128') }),
+      withVideo(bedLike(), `${fx('probe-video-debian-12-x264.txt')}\npci 0x1002`),
+      withVideo(bedLike(), videoSection({ libx264: ['1', 'no'] })),
+      withVideo(freshGpu('os-release-rocky-9.txt'), videoSection({ libx264: ['1', 'no'] })),
+    ];
+    const keys = new Set<string>();
+    for (const f of all.flatMap((r) => r.findings).filter((x) => videoCodes({ findings: [x] } as ServerReport).length)) {
+      const k = f.text!;
+      keys.add(`${k.message}/${k.fix}`);
+      // (The catalogue writes ’ where core writes ', and the server's values come in unchanged.)
+      expect((en.t(`findings:message.${k.message}` as never, k.params as never) as string).replace(/’/g, "'"), f.code).toBe(f.message);
+      expect((en.t(`findings:fix.${k.fix}` as never, k.params as never) as string).replace(/’/g, "'"), f.code).toBe(f.fix);
+      const zm = zh.t(`findings:message.${k.message}` as never, k.params as never) as string;
+      expect(zm, f.code).toMatch(/[\u4e00-\u9fff]/);
+      expect(zm).not.toMatch(/\{\{/);
+    }
+    expect(keys.size).toBeGreaterThanOrEqual(15);
+  });
 });
