@@ -31,7 +31,7 @@ export const VIDEO_TEST_SECONDS = 5;
  */
 const VIDEO_START_SCRIPT = `
 VF=$(command -v ffmpeg 2>/dev/null) || VF=
-VR=; for r in /dev/dri/renderD*; do [ -e "$r" ] && { VR=$r; break; }; done
+VR=; for vn in /dev/dri/renderD*; do [ -e "$vn" ] && { VR=$vn; break; }; done
 vrun() {
   n=$1; shift
   o=$(to ${VIDEO_TEST_SECONDS} "$VF" -hide_banner -nostdin -loglevel error "$@" -frames:v 1 -f null - </dev/null 2>&1)
