@@ -181,6 +181,15 @@ export interface ServerReportView {
   displayManager: string | null;
   findings: Finding[];
   probeMs: number;
+  video: VideoProbeView;
+}
+
+/** The server's ffmpeg and which of its H.264 encoders encoded a test frame (src/core/remote/types.ts VideoInfo). */
+export type VideoEncoderName = 'h264_nvenc' | 'h264_vaapi' | 'libx264';
+export interface VideoProbeView {
+  ffmpeg: { path: string; version: string } | null;
+  encoders: { name: VideoEncoderName; works: boolean; error: string | null }[];
+  best: VideoEncoderName | null;
 }
 
 export interface GpuSample {

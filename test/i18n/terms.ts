@@ -17,6 +17,8 @@ export const LATIN_TERMS = new Set(
     'QoS', 'gres', 'sbatch', 'sinfo', 'sacctmgr', 'squeue', 'scancel',
     // The set-up plan's libraries, tools, group and digest: what the commands below them name.
     'GL', 'GLU', 'GLUT', 'GLEW', 'glxinfo', 'nvidia-xconfig', 'vglusers', 'SHA-256', 'PCI', 'ID', 'JSON',
+    // Video mode's encoder: the program, its encoders, the GPUs' encoders and where the packages come from.
+    'ffmpeg', 'ffmpeg-free', 'x264', 'libx264', 'NVENC', 'VA-API', 'H100', 'Intel', 'AMD', 'i915', 'amdgpu', 'EPEL', 'RPM', 'Fusion', 'PATH',
   ].map((w) => w.toLowerCase()),
 );
 

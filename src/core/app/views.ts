@@ -31,6 +31,11 @@ export function reportView(r: ServerReport): ServerReportView {
     displayManager: r.displayManager,
     findings: r.findings.map((f) => ({ severity: f.severity, code: f.code, message: f.message, fix: f.fix, ...(f.text ? { text: f.text } : {}) })),
     probeMs: r.probeMs,
+    video: {
+      ffmpeg: r.video.ffmpeg ? { path: r.video.ffmpeg.path, version: r.video.ffmpeg.version } : null,
+      encoders: r.video.encoders.map((e) => ({ name: e.name, works: e.works, error: e.error })),
+      best: r.video.best,
+    },
   };
 }
 

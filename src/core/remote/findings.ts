@@ -217,6 +217,8 @@ export function computeFindings(r: ReportFacts): Finding[] {
     });
   }
 
+  out.push(...videoFindings(r));
+
   if (r.sudo === 'absent') {
     out.push({
       severity: 'info',
@@ -224,6 +226,162 @@ export function computeFindings(r: ReportFacts): Finding[] {
       message: `${r.user} cannot use sudo here, so gpu-desk cannot install anything (sessions still work).`,
       fix: 'Ask the administrator to run the set-up plan, or to grant sudo',
       text: { message: 'noSudo', fix: 'askAdmin', params: { user: r.user } },
+    });
+  }
+  return out;
+}
+
+const isUbuntu = (r: ReportFacts) => r.os.distro?.startsWith('ubuntu-') ?? false;
+const isRhel = (r: ReportFacts) => r.os.distro?.startsWith('rhel-') ?? false;
+
+/** Installing ffmpeg, as the set-up plan's ffmpeg step does it on this distribution. */
+function ffmpegInstallFix(r: ReportFacts): { key: string; text: string } {
+  if (r.os.family === 'deb') return { key: 'ffmpegDeb', text: 'Run the set-up plan, or `sudo apt-get install --no-install-recommends ffmpeg`' };
+  if (r.os.family === 'rpm') {
+    return {
+      key: 'ffmpegRhel',
+      text: 'Run the set-up plan, or enable EPEL and RPM Fusion (free), whose ffmpeg has libx264 (RHEL and EPEL have no ffmpeg with it), then `sudo dnf install ffmpeg`',
+    };
+  }
+  return { key: 'ffmpegOther', text: "Install the distribution's ffmpeg package (built with libx264), then probe again" };
+}
+
+/** The NVIDIA library NVENC needs, by the package that has it on this distribution. */
+function nvidiaLibraryFix(r: ReportFacts, library: 'libnvidia-encode' | 'libcuda'): { key: string; text: string; params: Record<string, string> } {
+  const major = driverMajor(r.nvidia.driverVersion);
+  let command: string | null = null;
+  if (isUbuntu(r) && major !== null) command = `sudo apt install ${library === 'libcuda' ? 'libnvidia-compute' : 'libnvidia-encode'}-${major}`;
+  else if (r.os.distro === 'debian-12') command = `sudo apt install ${library === 'libcuda' ? 'libcuda1' : 'libnvidia-encode1'}`;
+  else if (isRhel(r)) command = 'sudo dnf install nvidia-driver-cuda-libs';
+  if (!command) return { key: 'nvencLibraryOther', text: `Install the NVIDIA driver's ${library} library, the same version as the driver, then probe again`, params: { library } };
+  const server = isUbuntu(r) ? ' (with -server after the number for a -server driver)' : '';
+  return {
+    key: isUbuntu(r) ? 'nvencLibraryUbuntu' : 'nvencLibrary',
+    text: `Install the NVIDIA driver's ${library} library, the same version as the driver: \`${command}\`${server}, then probe again`,
+    params: { library, command },
+  };
+}
+
+/**
+ * Video mode's findings: what its encoder needs and lacks. Video mode is optional (VNC works without
+ * it), so nothing here is an error.
+ */
+function videoFindings(r: ReportFacts): Finding[] {
+  const out: Finding[] = [];
+  const v = r.video;
+  if (!v.ffmpeg) {
+    const fix = ffmpegInstallFix(r);
+    out.push({
+      severity: 'warning',
+      code: 'NO_FFMPEG',
+      message: "Video mode needs ffmpeg, which is not installed on this server: desktops are sent only as VNC's JPEG tiles, which need a fast link for moving pictures.",
+      fix: fix.text,
+      planStep: r.os.distro ? 'ffmpeg' : undefined,
+      text: { message: 'noFfmpeg', fix: fix.key, params: {} },
+    });
+    return out;
+  }
+  const enc = (name: string) => v.encoders.find((e) => e.name === name);
+  const nvenc = enc('h264_nvenc');
+  const vaapi = enc('h264_vaapi');
+  const x264 = enc('libx264');
+  const path = v.ffmpeg.path;
+
+  if (r.nvidia.driverLoaded && nvenc && !nvenc.works) {
+    const error = nvenc.error ?? 'unknown error';
+    const driver = r.nvidia.driverVersion ?? '?';
+    let message: { key: string; text: string };
+    let fix: { key: string; text: string; params?: Record<string, string> };
+    if (/^Cannot load libnvidia-encode/.test(error)) {
+      message = { key: 'nvencNoEncodeLib', text: `The NVIDIA GPU's video encoder (NVENC) cannot be used: ffmpeg cannot load the driver's NVENC library (${error}).` };
+      fix = nvidiaLibraryFix(r, 'libnvidia-encode');
+    } else if (/^Cannot load libcuda/.test(error)) {
+      message = { key: 'nvencNoCuda', text: `The NVIDIA GPU's video encoder (NVENC) cannot be used: ffmpeg cannot load the driver's CUDA library (${error}).` };
+      fix = nvidiaLibraryFix(r, 'libcuda');
+    } else if (/minimum required Nvidia driver|does not support the required nvenc API/i.test(error)) {
+      message = { key: 'nvencOldDriver', text: `The NVIDIA GPU's video encoder (NVENC) cannot be used: NVIDIA driver ${driver} is older than this ffmpeg's NVENC needs (${error}).` };
+      fix = { key: 'nvencNewerDriver', text: 'Upgrade the NVIDIA driver to the version ffmpeg names (or use an older ffmpeg), then probe again' };
+    } else if (/^Unknown encoder/.test(error)) {
+      message = { key: 'nvencNotBuilt', text: `The NVIDIA GPU's video encoder (NVENC) cannot be used: ${path} is built without it (${error}).` };
+      fix = { key: 'nvencBuild', text: "Use the distribution's ffmpeg (Debian's, Ubuntu's and RPM Fusion's are built with NVENC), then probe again" };
+    } else if (/No capable devices found|unsupported device|No NVENC capable devices/i.test(error)) {
+      message = { key: 'nvencNoHardware', text: `This NVIDIA GPU has no video encoder (NVENC) that ffmpeg can use (${error}); data-centre GPUs such as the A100 and H100 have none.` };
+      fix = { key: 'nvencNone', text: 'Nothing to install: this GPU cannot encode video, so video mode encodes without it' };
+    } else {
+      message = { key: 'nvencFailed', text: `The NVIDIA GPU's video encoder (NVENC) failed its test encode: ${error}.` };
+      fix = { key: 'nvencTryByHand', text: 'Run `ffmpeg -f lavfi -i color=size=256x256 -frames:v 1 -c:v h264_nvenc -f null -` on the server to see the whole error, then probe again' };
+    }
+    out.push({
+      severity: 'info',
+      code: 'NVENC_UNAVAILABLE',
+      message: message.text,
+      fix: fix.text,
+      text: { message: message.key, fix: fix.key, params: { error, driver, path, ...(fix.params ?? {}) } },
+    });
+  }
+
+  // A render node is NVIDIA's own where nvidia-drm is loaded: VA-API has nothing to encode with there.
+  const node = v.renderNode;
+  const otherGpu = v.pciGpus.some((g) => g !== 'nvidia') || r.virtualgl.eglDevices.some((d) => d.kind === 'gpu' && d.gpuVendor !== 'nvidia');
+  const nvidiaNode = node?.driver === 'nvidia' || (node?.driver === null && r.nvidia.driverLoaded && !otherGpu);
+  if (node && vaapi && !vaapi.works && !nvenc?.works && !nvidiaNode) {
+    const error = vaapi.error ?? 'unknown error';
+    const dri = r.dri.find((d) => d.path === node.path);
+    const group = dri?.group && dri.group !== 'root' ? dri.group : 'render';
+    const noAccess = dri !== undefined && !dri.accessible;
+    const driverFixText = r.os.family === 'deb'
+      ? { key: 'vaapiDriverDeb', text: 'Install the GPU\'s VA-API driver: `sudo apt install intel-media-va-driver-non-free` for an Intel GPU, `sudo apt install mesa-va-drivers` for an AMD one, then probe again' }
+      : r.os.family === 'rpm'
+        ? { key: 'vaapiDriverRhel', text: 'Install the GPU\'s VA-API driver: `sudo dnf install intel-media-driver` (EPEL) for an Intel GPU, `sudo dnf install mesa-va-drivers` for an AMD one, then probe again' }
+        : { key: 'vaapiDriverOther', text: "Install the GPU's VA-API driver (Intel's media driver, or Mesa's VA-API drivers for AMD), then probe again" };
+    out.push({
+      severity: 'info',
+      code: 'VAAPI_UNAVAILABLE',
+      message: noAccess
+        ? `${r.user} cannot open ${node.path}, so the GPU's video encoder (VA-API) cannot be used (${error}).`
+        : `The GPU's video encoder (VA-API) on ${node.path}${node.driver ? ` (${node.driver})` : ''} failed its test encode: ${error}.`,
+      fix: noAccess ? `Run \`sudo usermod -aG ${group} ${r.user}\`, then log in again` : driverFixText.text,
+      text: {
+        message: noAccess ? 'vaapiNoAccess' : node.driver ? 'vaapiFailedDriver' : 'vaapiFailed',
+        fix: noAccess ? 'renderGroup' : driverFixText.key,
+        params: { user: r.user, node: node.path, driver: node.driver ?? '', error, group },
+      },
+    });
+  }
+
+  const expected = v.pciGpus.find((g) => g !== 'nvidia');
+  if (!node && expected && !nvenc?.works) {
+    const vendor = expected === 'intel' ? 'Intel' : 'AMD';
+    out.push({
+      severity: 'info',
+      code: 'NO_RENDER_NODE',
+      message: `The server has an ${vendor} GPU but no /dev/dri/renderD* device, so its video encoder (VA-API) cannot be used: in a container, the device was not passed in; otherwise the GPU's kernel driver is not loaded.`,
+      fix: 'In a container, start it with the device passed in (`docker run --device /dev/dri …`); otherwise load the GPU\'s kernel driver (i915 or amdgpu), then probe again',
+      text: { message: 'noRenderNode', fix: 'passRenderNode', params: { vendor } },
+    });
+  }
+
+  if (v.best === 'libx264') {
+    out.push({
+      severity: 'info',
+      code: 'VIDEO_CPU_ONLY',
+      message: 'Video is encoded on the CPU (x264): no GPU video encoder (NVENC or VA-API) works here. Video mode works, but the encoder takes CPU time from the programs in the desktop.',
+      fix: 'Nothing needs fixing for video mode; encoding on a GPU needs an NVIDIA GPU with NVENC, or an Intel or AMD GPU with its /dev/dri/renderD* device and VA-API driver',
+      text: { message: 'videoCpuOnly', fix: 'cpuOnly', params: {} },
+    });
+  } else if (v.best === null) {
+    const error = x264?.error ?? 'unknown error';
+    const fix = r.os.family === 'deb'
+      ? { key: 'x264Deb', text: "Use the distribution's ffmpeg, which is built with libx264 (`sudo apt-get install --no-install-recommends ffmpeg`; put it first on PATH if another ffmpeg is found first), then probe again" }
+      : r.os.family === 'rpm'
+        ? { key: 'x264Rhel', text: "Use RPM Fusion's ffmpeg, which is built with libx264 (EPEL's ffmpeg-free is not): enable EPEL and RPM Fusion (free), then `sudo dnf install --allowerasing ffmpeg`" }
+        : { key: 'x264Other', text: 'Install a build of ffmpeg with libx264 (the distribution\'s ffmpeg package usually is), then probe again' };
+    out.push({
+      severity: 'warning',
+      code: 'NO_VIDEO_ENCODER',
+      message: `${path} is installed, but none of its H.264 encoders could encode a test frame (x264: ${error}), so video mode is not available here.`,
+      fix: fix.text,
+      text: { message: 'noVideoEncoder', fix: fix.key, params: { path, error } },
     });
   }
   return out;

@@ -2,7 +2,7 @@
  * Pure parsers for the exact text the server's tools print. No I/O: each takes a string and returns
  * data, so fixtures in test/fixtures/remote pin the formats.
  */
-import type { DistroKey, GlxInfo, GpuInfo, OsInfo, PackageFamily, VncFlavor } from './types';
+import type { DistroKey, GlxInfo, GpuInfo, GpuVendor, OsInfo, PackageFamily, VideoEncoderInfo, VideoEncoderName, VideoInfo, VncFlavor } from './types';
 
 // ---------------------------------------------------------------- /etc/os-release
 
@@ -383,6 +383,110 @@ export function parseStartedDisplay(text: string): { display: number; port: numb
   m = /desktop (?:is|at) [^\s:]*:(\d+)/.exec(text);
   if (m) return { display: Number(m[1]), port: null };
   return null;
+}
+
+// ---------------------------------------------------------------- ffmpeg's H.264 encoders (video mode)
+
+/** The H.264 encoders video mode can use, best first: NVIDIA's NVENC, VA-API (Intel/AMD), x264 on the CPU. */
+export const VIDEO_ENCODERS: readonly VideoEncoderName[] = ['h264_nvenc', 'h264_vaapi', 'libx264'];
+
+/**
+ * The encoder video mode should use on a server (a report or its app view): the first that encoded its
+ * test frame, in VIDEO_ENCODERS order; null when none did.
+ */
+export function bestVideoEncoder(report: { video: { encoders: readonly { name: VideoEncoderName; works: boolean }[] } }): VideoEncoderName | null {
+  for (const name of VIDEO_ENCODERS) if (report.video.encoders.some((e) => e.name === name && e.works)) return name;
+  return null;
+}
+
+const ERROR_MAX = 200;
+
+/** A line of the server's text made safe to show: control characters escaped, at most 200 characters. */
+export function cleanErrorLine(line: string): string {
+  // eslint-disable-next-line no-control-regex
+  const t = line.trim().replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return t.length > ERROR_MAX ? `${t.slice(0, ERROR_MAX - 1)}…` : t;
+}
+
+/**
+ * ffmpeg's closing lines after any failure, which name no cause: "Error initializing output stream 0:0 --
+ * Error while opening encoder … maybe incorrect parameters" (5.x), "[vost#0:0/h264_nvenc @ 0x…] Error
+ * while opening encoder …" (6.x, 7.x), "Device creation failed: -22.", "Error parsing global options".
+ */
+const GENERIC_FFMPEG_LINE = new RegExp(
+  [
+    'Error initializing output stream', 'Error while opening encoder', 'maybe incorrect parameters', 'Error parsing global options',
+    '^Device creation failed', "^Failed to set value '", 'Error opening output file', 'Error opening output files',
+    'Could not open encoder before EOF', 'Terminating thread with return code', 'Task finished with error code',
+    'Error sending frames to consumers', 'Nothing was written into output file', '^Conversion failed',
+  ].join('|'),
+);
+
+/**
+ * The line of a failed test encode's output that says why: a library that could not be loaded, else the
+ * last line that is not one of ffmpeg's generic closing lines; without its "[component @ 0x…] " prefix (e.g. "Cannot load libcuda.so.1",
+ * "No VA display found for device /dev/dri/renderD128.", "Unknown encoder 'h264_nvenc'"); the last
+ * line when every line is generic; null for no output.
+ */
+export function ffmpegErrorLine(output: string): string | null {
+  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
+  if (lines.length === 0) return null;
+  // (The findings quote it inside their own sentence: no closing full stop of its own.)
+  const strip = (l: string) => l.replace(/^\[[^\]]* @ (?:0x)?[0-9a-f]+\]\s*/i, '').replace(/\.$/, '');
+  const telling = lines.map(strip).filter((l) => !GENERIC_FFMPEG_LINE.test(l));
+  // A library that cannot be loaded is the cause; NVENC follows it with a driver-version hint that is not.
+  return cleanErrorLine(telling.find((l) => /^Cannot load /.test(l)) ?? telling.at(-1) ?? strip(lines.at(-1)!));
+}
+
+const PCI_VENDORS: Record<string, GpuVendor> = { '0x10de': 'nvidia', '0x1002': 'amd', '0x8086': 'intel' };
+
+/**
+ * The probe's "video" section (probeScript.ts VIDEO_SECTION_SCRIPT): ffmpeg's path and version, the
+ * render node and its driver, the display-class PCI devices, and each encoder's test encode: its exit
+ * status (or "skip") and the last lines of its output.
+ */
+export function parseVideoSection(text: string, testSeconds: number): VideoInfo {
+  let path: string | null = null;
+  let version = '';
+  let renderNode: VideoInfo['renderNode'] = null;
+  const pciGpus: GpuVendor[] = [];
+  const runs = new Map<string, { status: string; out: string[] }>();
+  let current: { status: string; out: string[] } | null = null;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\r$/, '');
+    let m: RegExpExecArray | null;
+    if ((m = /^@@enc (\S+) (\S+)\s*$/.exec(line))) {
+      current = { status: m[2], out: [] };
+      runs.set(m[1], current);
+    } else if (line.startsWith('> ') || line === '>') {
+      current?.out.push(line.slice(2));
+    } else if ((m = /^path (\/.*)$/.exec(line))) {
+      path = m[1].trim();
+    } else if ((m = /^version ?(.*)$/.exec(line))) {
+      version = cleanErrorLine(m[1]);
+    } else if ((m = /^render (\/dev\/dri\/\S+) ?(\S*)/.exec(line))) {
+      renderNode = { path: m[1], driver: m[2] || null };
+    } else if ((m = /^pci (0x[0-9a-f]{4})/i.exec(line))) {
+      const v = PCI_VENDORS[m[1].toLowerCase()];
+      if (v && !pciGpus.includes(v)) pciGpus.push(v);
+    }
+  }
+  const encoders = VIDEO_ENCODERS.map((name): VideoEncoderInfo => {
+    if (!path) return { name, works: false, error: 'ffmpeg is not installed' };
+    const run = runs.get(name);
+    if (!run) return { name, works: false, error: 'the test encode did not run' };
+    if (run.status === 'skip') return { name, works: false, error: 'no /dev/dri/renderD* device' };
+    if (run.status === '0') return { name, works: true, error: null };
+    if (run.status === '124') return { name, works: false, error: `the test encode did not finish in ${testSeconds} s` };
+    return { name, works: false, error: ffmpegErrorLine(run.out.join('\n')) ?? `ffmpeg exited with status ${run.status}` };
+  });
+  return {
+    ffmpeg: path ? { path, version } : null,
+    encoders,
+    best: bestVideoEncoder({ video: { encoders } }),
+    renderNode,
+    pciGpus,
+  };
 }
 
 // ---------------------------------------------------------------- probe script sections

@@ -11,12 +11,13 @@ import {
   parseProcNetTcp,
   parseEglProbe,
   parseSsListeners,
+  parseVideoSection,
   parseXvncVersion,
   splitSections,
   isSoftwareRenderer,
   type EglDeviceProbed,
 } from './parsers';
-import { buildProbeCommand, NVIDIA_SMI_QUERY } from './probeScript';
+import { buildProbeCommand, NVIDIA_SMI_QUERY, VIDEO_TEST_SECONDS } from './probeScript';
 import { sessionsFromSections } from './sessionTable';
 import { shellCommand } from './shellQuote';
 import type {
@@ -37,6 +38,8 @@ export interface ProbeOptions {
   optRoot?: string;
   timeoutMs?: number;
 }
+
+export { bestVideoEncoder } from './parsers';
 
 /** Probe a server over an open connection: one remote script, no root, a few seconds at most. */
 export async function probeServer(session: SshSession, opts: ProbeOptions = {}): Promise<ServerReport> {
@@ -127,6 +130,7 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
     windowManagers: lines('wm'),
     displayManager: lines('dm')[0] ?? null,
     probeMs,
+    video: parseVideoSection(s.video ?? '', VIDEO_TEST_SECONDS),
   };
   return { ...partial, findings: computeFindings(partial) };
 }

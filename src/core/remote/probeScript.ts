@@ -17,11 +17,70 @@ export const WINDOW_MANAGER_COMMANDS = [
   'icewm-session', 'icewm', 'i3', 'awesome', 'fvwm3', 'fvwm', 'xfwm4', 'metacity', 'marco', 'twm',
 ];
 
+/** The longest a video test encode may take (NVENC's first CUDA context on a many-GPU server takes a second or two). */
+export const VIDEO_TEST_SECONDS = 5;
+
+/**
+ * Video mode's encoders, tested by what they do: one 256x256 frame encoded by each (VA-API on the first
+ * render node, not tried without one). The encodes start before everything else and run beside it in
+ * the background, each under a timeout; the "video" section at the end collects them. Where no private
+ * temporary directory can be made they run one after the other in that section instead.
+ * Output: "path <ffmpeg>", "version <first line of ffmpeg -version>", "render <node> <kernel driver>",
+ * "pci <vendor id>" per display-class PCI device, then per encoder "@@enc <name> <exit status|skip>"
+ * and the last lines of its output, each behind "> " (so no line of ffmpeg's can pass for a marker).
+ */
+const VIDEO_START_SCRIPT = `
+VF=$(command -v ffmpeg 2>/dev/null) || VF=
+VR=; for vn in /dev/dri/renderD*; do [ -e "$vn" ] && { VR=$vn; break; }; done
+vrun() {
+  n=$1; shift
+  o=$(to ${VIDEO_TEST_SECONDS} "$VF" -hide_banner -nostdin -loglevel error "$@" -frames:v 1 -f null - </dev/null 2>&1)
+  printf '@@enc %s %s\\n' "$n" "$?"
+  [ -z "$o" ] || printf '%s\\n' "$o" | tail -n 8 | sed 's/^/> /'
+}
+venc() {
+  case $1 in
+    h264_vaapi) if [ -n "$VR" ]; then vrun h264_vaapi -vaapi_device "$VR" -f lavfi -i color=black:size=256x256:rate=1 -vf format=nv12,hwupload -c:v h264_vaapi
+      else echo "@@enc h264_vaapi skip"; fi ;;
+    *) vrun "$1" -f lavfi -i color=black:size=256x256:rate=1 -c:v "$1" ;;
+  esac
+}
+VP=; VT=
+if [ -n "$VF" ] && VT=$(mktemp -d 2>/dev/null); then
+  { to 3 "$VF" -version 2>&1 | head -n 1; } >"$VT/version" 2>/dev/null & VP="$VP $!"
+  for e in h264_nvenc h264_vaapi libx264; do venc "$e" >"$VT/$e" 2>&1 & VP="$VP $!"; done
+fi
+`;
+
+const VIDEO_SECTION_SCRIPT = `m video
+if [ -n "$VF" ]; then
+  echo "path $VF"
+  if [ -n "$VP" ]; then
+    wait $VP
+    echo "version $(cat "$VT/version")"
+  else
+    echo "version $(to 3 "$VF" -version 2>&1 | head -n 1)"
+  fi
+fi
+[ -n "$VR" ] && echo "render $VR $(basename "$(readlink -f "/sys/class/drm/\${VR##*/}/device/driver" 2>/dev/null)" 2>/dev/null)"
+# (read, a builtin: no process per PCI device)
+for d in /sys/bus/pci/devices/*; do
+  c=; { read -r c <"$d/class"; } 2>/dev/null
+  case $c in 0x03*) v=; { read -r v <"$d/vendor"; } 2>/dev/null; echo "pci $v" ;; esac
+done
+if [ -n "$VP" ]; then
+  for e in h264_nvenc h264_vaapi libx264; do cat "$VT/$e"; done
+  rm -rf "$VT"
+elif [ -n "$VF" ]; then
+  for e in h264_nvenc h264_vaapi libx264; do venc "$e"; done
+fi
+`;
+
 const SCRIPT = `
 export LC_ALL=C
 PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"
 O="\${1:-/opt}"
-${SECTION_HELPERS}
+${SECTION_HELPERS}${VIDEO_START_SCRIPT}
 m os; cat /etc/os-release 2>/dev/null || cat /usr/lib/os-release 2>/dev/null
 m uname; uname -m; uname -r; uname -n
 m id; id -un; id -u; id -nG
@@ -61,8 +120,10 @@ if [ -x "$V/eglinfo" ]; then
   printf '%s\\n' "$E"
   D=$(printf '%s\\n' "$E" | sed -n 's/^EGL device ID: \\(egl[0-9]*\\).*/\\1/p')
   t=$(mktemp -d 2>/dev/null) && {
-    for d in $D; do to 10 "$V/eglinfo" "$d" -B >"$t/$d" 2>&1 & done
-    wait
+    P=
+    for d in $D; do to 10 "$V/eglinfo" "$d" -B >"$t/$d" 2>&1 & P="$P $!"; done
+    # Its own jobs only: the video test encodes run in the background too.
+    [ -z "$P" ] || wait $P
     for d in $D; do printf '@@dev %s\\n' "$d"; grep -E '^OpenGL (vendor|renderer) string' "$t/$d"; done
     rm -rf "$t"
   }
@@ -86,7 +147,7 @@ ${SESSION_SECTIONS_SCRIPT}m wm
 for c in ${WINDOW_MANAGER_COMMANDS.join(' ')}; do command -v "$c" >/dev/null 2>&1 && echo "$c"; done
 m dm
 [ -e /etc/systemd/system/display-manager.service ] && basename "$(readlink -f /etc/systemd/system/display-manager.service)" .service
-m end
+${VIDEO_SECTION_SCRIPT}m end
 `;
 
 export function buildProbeCommand(optRoot = '/opt'): string {

@@ -33,6 +33,12 @@ export function formatReport(r: ServerReport): string {
   out.push(`3D X server :0: ${!x.running ? 'none' : x.renderer ? `${x.renderer}${x.softwareRenderer ? ' (software)' : ''}` : `running, not usable (${x.error ?? 'no access'})`}`);
   out.push(`VNC server: ${r.vnc.flavor ? `${r.vnc.flavor === 'turbovnc' ? 'TurboVNC' : 'TigerVNC'} ${r.vnc.version ?? ''}`.trim() : 'none'}`);
   out.push(`Window managers: ${r.windowManagers.length ? r.windowManagers.join(', ') : 'none'}`);
+  const video = r.video;
+  if (!video.ffmpeg) out.push('Video encoder: none (no ffmpeg)');
+  else {
+    const failed = video.encoders.filter((e) => !e.works).map((e) => `${e.name}: ${e.error ?? 'failed'}`);
+    out.push(`Video encoder: ${video.best ?? 'none works'} (${video.ffmpeg.path})${failed.length ? ` — ${failed.join('; ')}` : ''}`);
+  }
   out.push(`Sessions: ${r.sessions.length ? '' : 'none'}`);
   for (const s of r.sessions) out.push(`  ${sessionLine(s)}`);
   out.push('');

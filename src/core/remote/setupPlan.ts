@@ -33,7 +33,7 @@ export interface PlanOptions {
  * The keys a plan's steps and notes carry for the app's `plan` namespace (the CLI prints the English
  * `title`/`why`/`notes`); a test holds both catalogues to these lists.
  */
-export const PLAN_STEP_KEYS = ['glLibraries', 'windowManagerXfce', 'windowManagerOpenbox', 'virtualgl', 'virtualglEgl', 'glxOldDriver', 'glxNoCard', 'vncServer', 'vncLocalhost'] as const;
+export const PLAN_STEP_KEYS = ['glLibraries', 'windowManagerXfce', 'windowManagerOpenbox', 'virtualgl', 'virtualglEgl', 'glxOldDriver', 'glxNoCard', 'vncServer', 'vncLocalhost', 'ffmpegDeb', 'ffmpegRhel'] as const;
 export const PLAN_NOTE_KEYS = ['noGpu', 'noBusId', 'joinVglusers'] as const;
 export const PLAN_VERIFY_KEYS = ['mirror', 'pinned', 'github'] as const;
 type StepKey = (typeof PLAN_STEP_KEYS)[number];
@@ -294,7 +294,52 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
     text: stepText('vncLocalhost'),
   });
 
+  steps.push(ffmpegStep(r, distro, prep));
+
   return { distro, backend, steps, notes, noteTexts };
+}
+
+/** One test frame through an H.264 encoder: the probe's test encode, as a check. */
+const ENCODE_ONE_FRAME = 'ffmpeg -hide_banner -nostdin -loglevel error "$@" -frames:v 1 -f null - </dev/null >/dev/null 2>&1';
+const TEST_INPUT = '-f lavfi -i color=black:size=256x256:rate=1';
+
+/**
+ * Video mode's encoder. Done when ffmpeg encodes a frame with libx264 or a better encoder (NVENC, or
+ * VA-API on the first render node). Debian and Ubuntu ship ffmpeg with libx264; RHEL and EPEL have no
+ * ffmpeg with it, so RHEL takes RPM Fusion's (free) repository, which builds on EPEL.
+ */
+function ffmpegStep(r: Recipe, distro: DistroKey, prep: (s: string) => string): PlanStep {
+  const check = [
+    'command -v ffmpeg >/dev/null 2>&1 || exit 1',
+    `one() { ${ENCODE_ONE_FRAME}; }`,
+    `one ${TEST_INPUT} -c:v libx264 && exit 0`,
+    `one ${TEST_INPUT} -c:v h264_nvenc && exit 0`,
+    `for d in /dev/dri/renderD*; do [ -e "$d" ] && one -vaapi_device "$d" ${TEST_INPUT} -vf format=nv12,hwupload -c:v h264_vaapi && exit 0; break; done`,
+    'exit 1',
+  ].join('\n');
+  const title = 'Install ffmpeg for video mode';
+  if (r.family === 'deb') {
+    return {
+      id: 'ffmpeg',
+      title,
+      why: 'Video mode sends the desktop as an H.264 stream, several times smaller than VNC\'s JPEG tiles at the same quality, so it stays smooth on a slow link. ffmpeg encodes it on the server, with the GPU\'s encoder where there is one and libx264 on the CPU otherwise.',
+      check,
+      apply: installCmd(r, ['ffmpeg']),
+      needsRoot: true,
+      text: stepText('ffmpegDeb'),
+    };
+  }
+  const major = distro === 'rhel-8' ? '8' : '9';
+  const rpmFusion = `rpm -q rpmfusion-free-release >/dev/null 2>&1 || dnf install -y https://mirrors.rpmfusion.org/free/el/rpmfusion-free-release-${major}.noarch.rpm`;
+  return {
+    id: 'ffmpeg',
+    title,
+    why: 'Video mode sends the desktop as an H.264 stream, several times smaller than VNC\'s JPEG tiles at the same quality, so it stays smooth on a slow link. ffmpeg encodes it on the server, with the GPU\'s encoder where there is one and libx264 on the CPU otherwise. RHEL and EPEL have no ffmpeg with libx264, so this adds the RPM Fusion (free) repository, which needs EPEL; dnf checks its packages against RPM Fusion\'s signing key.',
+    check,
+    apply: prep(`${rpmFusion}\n${installCmd(r, ['ffmpeg'])}`),
+    needsRoot: true,
+    text: stepText('ffmpegRhel'),
+  };
 }
 
 /** The plan as text a person can review: every command and why, before anything runs. */

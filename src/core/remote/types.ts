@@ -3,7 +3,7 @@
  * (no classes, no functions, no Dates) so the IPC contract can carry them unchanged.
  */
 
-import type { Finding as FindingView, RenderBackend, SetupStepResultView, SetupStepView, TextKey } from '../../shared/models';
+import type { Finding as FindingView, RenderBackend, SetupStepResultView, SetupStepView, TextKey, VideoEncoderName } from '../../shared/models';
 
 export type DistroKey = 'ubuntu-20.04' | 'ubuntu-22.04' | 'ubuntu-24.04' | 'debian-12' | 'rhel-8' | 'rhel-9';
 export type PackageFamily = 'deb' | 'rpm' | 'unknown';
@@ -126,6 +126,30 @@ export interface VncSessionInfo {
   listenAddresses: string[];
 }
 
+export type { VideoEncoderName } from '../../shared/models';
+
+export interface VideoEncoderInfo {
+  name: VideoEncoderName;
+  /** A one-frame test encode on the server succeeded. */
+  works: boolean;
+  /** Why not: the line of ffmpeg's error output that names the cause (control characters escaped, at most 200 characters); null when it works. */
+  error: string | null;
+}
+
+/** Video mode's encoder on the server: ffmpeg and which of its H.264 encoders really encode a frame there. */
+export interface VideoInfo {
+  /** ffmpeg on PATH and the first line of `ffmpeg -version`; null when there is none. */
+  ffmpeg: { path: string; version: string } | null;
+  /** Each of parsers.ts VIDEO_ENCODERS, in that order (all not working when there is no ffmpeg). */
+  encoders: VideoEncoderInfo[];
+  /** The first working one of them (NVENC, then VA-API, then x264), or null. */
+  best: VideoEncoderName | null;
+  /** The first /dev/dri/renderD* node (what h264_vaapi was tried on) and its kernel driver (i915, amdgpu, nvidia…). */
+  renderNode: { path: string; driver: string | null } | null;
+  /** Makers of the display-class PCI devices (/sys/bus/pci), seen even where a container hides /dev/dri. */
+  pciGpus: GpuVendor[];
+}
+
 export type { Severity } from '../../shared/models';
 
 export type FindingCode =
@@ -142,7 +166,13 @@ export type FindingCode =
   | 'TIGERVNC_ONLY'
   | 'NO_WINDOW_MANAGER'
   | 'UNSUPPORTED_OS'
-  | 'NO_SUDO';
+  | 'NO_SUDO'
+  | 'NO_FFMPEG'
+  | 'NVENC_UNAVAILABLE'
+  | 'VAAPI_UNAVAILABLE'
+  | 'NO_RENDER_NODE'
+  | 'VIDEO_CPU_ONLY'
+  | 'NO_VIDEO_ENCODER';
 
 /** The view the renderer shows (severity, plain-language message, fix), with the stable code narrowed. */
 export interface Finding extends FindingView {
@@ -182,6 +212,7 @@ export interface ServerReport {
   findings: Finding[];
   /** Wall time of the probe in ms (for the UI; the probe must stay within a few seconds). */
   probeMs: number;
+  video: VideoInfo;
 }
 
 export type PlanStep = SetupStepView;

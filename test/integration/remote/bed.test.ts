@@ -13,6 +13,7 @@ import type { SetupPlan } from '../../../src/core/remote/types';
 import { GpuDeskError } from '../../../src/core/errors';
 import { HOSTILE_VALUES } from './hostile';
 import { vncAuthenticates } from './rfb';
+import { localVideoEncoders } from './localEncoders';
 
 let bed: SshdBed;
 let conn: SshConnection;
@@ -68,6 +69,29 @@ describe('probe on the real bed (Debian 12, no GPU, TurboVNC 3.3, VirtualGL 3.1.
     expect(sw?.severity).toBe('warning');
     expect(sw?.message).toMatch(/egl0 is llvmpipe .*render on the CPU, not a GPU, because no GPU driver is loaded/);
     expect(await queryGpus(conn)).toEqual([]);
+  });
+
+  it("video mode's encoders: exactly those that encode a frame with this machine's ffmpeg, each failing one with ffmpeg's own reason, and the findings for them", async () => {
+    const want = localVideoEncoders(bed.user);
+    const r = await probeServer(conn);
+    expect(r.video.encoders).toEqual(want.encoders);
+    const best = want.encoders.find((e) => e.works)?.name ?? null;
+    expect(r.video.best).toBe(best);
+    const codes = r.findings.map((f) => f.code);
+    if (!want.ffmpeg) {
+      expect(r.video.ffmpeg).toBeNull();
+      expect(codes).toContain('NO_FFMPEG');
+      return;
+    }
+    expect(r.video.ffmpeg).toEqual({ path: expect.stringMatching(/\/ffmpeg$/), version: expect.stringMatching(/^ffmpeg version /) });
+    expect(codes).not.toContain('NO_FFMPEG');
+    // Video mode is optional: nothing about it is an error.
+    for (const f of r.findings.filter((x) => ['NO_VIDEO_ENCODER', 'VIDEO_CPU_ONLY', 'NVENC_UNAVAILABLE', 'VAAPI_UNAVAILABLE', 'NO_RENDER_NODE'].includes(x.code))) expect(f.severity).not.toBe('error');
+    if (best === 'libx264') expect(r.findings.find((f) => f.code === 'VIDEO_CPU_ONLY')?.severity).toBe('info');
+    if (best === null) expect(codes).toContain('NO_VIDEO_ENCODER');
+    // No NVIDIA driver on the bed: NVENC failing is expected there, and no finding.
+    expect(codes).not.toContain('NVENC_UNAVAILABLE');
+    if (!r.video.renderNode) expect(r.video.encoders.find((e) => e.name === 'h264_vaapi')).toEqual({ name: 'h264_vaapi', works: false, error: 'no /dev/dri/renderD* device' });
   });
 
   it('is one SSH round trip (one remote command)', async () => {

@@ -61,6 +61,9 @@ describe('gpu-desk probe', () => {
     expect(Array.isArray(j.sessions)).toBe(true);
     for (const f of j.findings) expect(Object.keys(f)).toEqual(expect.arrayContaining(['severity', 'code', 'message', 'fix']));
     expect(j.findings.map((f: { code: string }) => f.code)).toEqual(expect.arrayContaining(['NO_NVIDIA_DRIVER', 'EGL_SOFTWARE_RENDERER']));
+    // Video mode's encoders, each by its one-frame test encode (bed.test.ts checks them against this machine's ffmpeg).
+    expect(j.video.encoders.map((e: { name: string }) => e.name)).toEqual(['h264_nvenc', 'h264_vaapi', 'libx264']);
+    expect(Object.keys(j.video)).toEqual(expect.arrayContaining(['ffmpeg', 'encoders', 'best']));
   });
 
   it('the human report says what is wrong and how to fix it', async () => {
@@ -68,6 +71,7 @@ describe('gpu-desk probe', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Debian GNU/Linux 12');
     expect(r.stdout).toContain('VNC server: TurboVNC 3.3');
+    expect(r.stdout).toMatch(/^Video encoder: (?:h264_nvenc|h264_vaapi|libx264|none works|none \(no ffmpeg\))/m);
     expect(r.stdout).toMatch(/VirtualGL: 3\.1\.4 — EGL: yes, renders on egl0 \(llvmpipe/);
     expect(r.stdout).toMatch(/EGL device egl0: llvmpipe .* — software renderer \(CPU\), used for sessions/);
     expect(r.stdout).toMatch(/error\s+No NVIDIA driver is running/);

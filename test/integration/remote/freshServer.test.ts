@@ -97,7 +97,7 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     expect(r.vnc.flavor).toBeNull();
     expect(r.windowManagers).toEqual([]);
     const byCode = new Map(r.findings.map((f) => [f.code, f]));
-    for (const code of ['NO_NVIDIA_DRIVER', 'VIRTUALGL_MISSING', 'NO_VNC_SERVER', 'NO_WINDOW_MANAGER']) {
+    for (const code of ['NO_NVIDIA_DRIVER', 'VIRTUALGL_MISSING', 'NO_VNC_SERVER', 'NO_WINDOW_MANAGER', 'NO_FFMPEG']) {
       expect(byCode.get(code)?.fix, code).toMatch(/\w/);
     }
     expect(byCode.get('NO_VNC_SERVER')?.severity).toBe('error');
@@ -167,11 +167,13 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     expect(r.code, r.stderr + r.stdout.slice(-2000)).toBe(0);
     const lines = r.stdout.split('\n');
     // The window manager is there now, so the plan has no step for it.
-    expect(lines).toContain('[1/4] Install the OpenGL libraries: already done');
-    expect(lines).toContain('[2/4] Install VirtualGL 3.1.4: already done');
-    expect(lines.some((l) => /^\[3\/4\] Install TurboVNC 3\.3 .*: running…$/.test(l))).toBe(true);
-    expect(lines.some((l) => /^\[3\/4\] Install TurboVNC 3\.3 .*: done \(\d+\.\d s\)$/.test(l))).toBe(true);
-    expect(lines.some((l) => /^\[4\/4\] Keep VNC sessions on localhost: done \(\d+\.\d s\)$/.test(l))).toBe(true);
+    expect(lines).toContain('[1/5] Install the OpenGL libraries: already done');
+    expect(lines).toContain('[2/5] Install VirtualGL 3.1.4: already done');
+    expect(lines.some((l) => /^\[3\/5\] Install TurboVNC 3\.3 .*: running…$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\[3\/5\] Install TurboVNC 3\.3 .*: done \(\d+\.\d s\)$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\[4\/5\] Keep VNC sessions on localhost: done \(\d+\.\d s\)$/.test(l))).toBe(true);
+    // Debian's ffmpeg, whose libx264 then encodes the step's check frame.
+    expect(lines.some((l) => /^\[5\/5\] Install ffmpeg for video mode: done \(\d+\.\d s\)$/.test(l))).toBe(true);
     expect(r.stdout).toContain('The server is set up.');
     expect(r.stdout + r.stderr).not.toContain(server.password);
     expect(audit()).toBe('');
@@ -187,7 +189,7 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     const r = await cli(applyArgs('--json'), { stdin: `${server.password}\n` });
     expect(r.code, r.stderr).toBe(0);
     const ev = events(r.stdout);
-    expect(ev.filter((e) => e.type === 'step-skip').map((e) => e.stepId)).toEqual(['gl-libraries', 'virtualgl', 'vnc-server', 'vnc-localhost']);
+    expect(ev.filter((e) => e.type === 'step-skip').map((e) => e.stepId)).toEqual(['gl-libraries', 'virtualgl', 'vnc-server', 'vnc-localhost', 'ffmpeg']);
     expect(ev.filter((e) => e.type === 'step-start' || e.type === 'output')).toEqual([]);
     expect(ev.at(-1)).toEqual({ type: 'finished', ok: true, applied: [] });
   }, 120_000);

@@ -11,6 +11,7 @@ import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection
 import { probeServer, queryGpus } from '../../../src/core/remote/probe';
 import { buildSetupPlan, formatPlan } from '../../../src/core/remote/setupPlan';
 import { checkPlan } from '../../../src/core/remote/planRunner';
+import { localVideoEncoders } from './localEncoders';
 
 const SHIMS = path.resolve(__dirname, '../../shims');
 let bed: SshdBed;
@@ -51,7 +52,7 @@ describe('shim nvidia-smi: GPU server probe → findings → plan over SSH', () 
     expect(plan.backend).toBe('glx');
     // (window-manager appears only where none is installed: this machine may have one.)
     const ids = plan.steps.map((s) => s.id).filter((id) => id !== 'window-manager');
-    expect(ids).toEqual(['gl-libraries', 'virtualgl', 'glx-xserver', 'vnc-server', 'vnc-localhost']);
+    expect(ids).toEqual(['gl-libraries', 'virtualgl', 'glx-xserver', 'vnc-server', 'vnc-localhost', 'ffmpeg']);
     expect(plan.steps.find((s) => s.id === 'glx-xserver')!.apply).toContain('--busid PCI:7:0:0');
     expect(formatPlan(plan)).toContain('/opt/VirtualGL/bin/vglserver_config -config -s -f -t');
 
@@ -60,6 +61,25 @@ describe('shim nvidia-smi: GPU server probe → findings → plan over SSH', () 
     expect(status.virtualgl).toBe('done');
     expect(status['vnc-server']).toBe('done');
     expect(status['glx-xserver']).toBe('pending');
+    // ffmpeg's step is done where this machine's ffmpeg encodes a frame (with libx264, NVENC or VA-API).
+    expect(status.ffmpeg).toBe(localVideoEncoders(bed.user).encoders.some((e) => e.works) ? 'done' : 'pending');
+  });
+
+  it("shim: with the NVIDIA driver \"loaded\" but no real one behind it, NVENC fails for ffmpeg's own reason and its finding says which driver library to install", async () => {
+    const r = await probeServer(conn);
+    const local = localVideoEncoders(bed.user);
+    expect(r.video.encoders).toEqual(local.encoders);
+    const nvenc = local.encoders.find((e) => e.name === 'h264_nvenc')!;
+    const f = r.findings.find((x) => x.code === 'NVENC_UNAVAILABLE');
+    if (!local.ffmpeg || nvenc.works) {
+      expect(f).toBeUndefined();
+      return;
+    }
+    expect(f?.severity).toBe('info');
+    expect(f?.message).toContain(nvenc.error);
+    // Debian 12 (the bed): the driver's libraries by Debian's package names.
+    if (/^Cannot load libcuda/.test(nvenc.error ?? '')) expect(f?.fix).toContain('sudo apt install libcuda1');
+    if (/^Cannot load libnvidia-encode/.test(nvenc.error ?? '')) expect(f?.fix).toContain('sudo apt install libnvidia-encode1');
   });
 
   it('shim: queryGpus samples just the GPUs in one cheap call', async () => {

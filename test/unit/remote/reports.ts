@@ -28,6 +28,8 @@ export interface Scenario {
   wm?: string;
   dm?: string;
   arch?: string;
+  /** The probe's "video" section (ffmpeg and its test encodes); none: no ffmpeg on the server. */
+  video?: string;
 }
 
 export function report(s: Scenario): ServerReport {
@@ -51,6 +53,7 @@ export function report(s: Scenario): ServerReport {
       listen: s.listen ?? '',
       wm: s.wm ?? '',
       dm: s.dm ?? '',
+      video: s.video ?? '',
       end: '',
     },
     'gpu01',
@@ -69,9 +72,23 @@ export const glxOnlyGpu = (os: string): Scenario => ({
   nvproc: 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.256.02  Thu May  2 14:37:44 UTC 2024\n',
 });
 
-/** Like the test bed: Debian 12, no GPU, TigerVNC, no window manager, no sudo. */
+/** The bed's own video section: Debian's ffmpeg, NVENC without a driver, no render node, libx264 works. */
+export const BED_VIDEO = fx('probe-video-debian-12-x264.txt');
+
+/** A video section from its parts: ffmpeg on PATH and each encoder's exit status and output ("skip": not tried). */
+export function videoSection(encoders: Partial<Record<'h264_nvenc' | 'h264_vaapi' | 'libx264', [status: string, output?: string]>>, extra = ''): string {
+  const out = ['path /usr/bin/ffmpeg', `version ${fx('ffmpeg-version-debian-12.txt').trim()}`, ...extra.split('\n').filter(Boolean)];
+  for (const [name, [status, output]] of Object.entries(encoders)) {
+    out.push(`@@enc ${name} ${status}`);
+    for (const l of (output ?? '').split('\n').filter(Boolean)) out.push(`> ${l}`);
+  }
+  return out.join('\n');
+}
+
+/** Like the test bed: Debian 12, no GPU, TigerVNC, no window manager, no sudo; ffmpeg with libx264. */
 export const bedLike = (): Scenario => ({
   os: 'os-release-debian-12.txt',
+  video: BED_VIDEO,
   user: 'gdtest',
   sudo: 'absent',
   tiger: fx('tigervnc-xvnc-version.txt'),
@@ -106,4 +123,6 @@ export const configured = (): Scenario => ({
   listen: fx('ss-ltnp-turbovnc.txt').split('\n').filter((l) => !l.includes(':5901')).join('\n'),
   wm: 'xfce4-session\nstartxfce4',
   dm: 'gdm3',
+  // A GPU with NVENC and the driver's encode library: video on the GPU.
+  video: videoSection({ h264_nvenc: ['0'], h264_vaapi: ['skip'], libx264: ['0'] }, 'render /dev/dri/renderD128 nvidia\npci 0x10de'),
 });

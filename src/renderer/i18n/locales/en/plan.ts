@@ -40,6 +40,14 @@ export default {
       title: 'Keep VNC sessions on localhost',
       why: 'A VNC port open to the network invites password guessing. These settings make every session, even one started by hand, accept only connections from the server itself — gpu-desk reaches it through SSH. TurboVNC also refuses unauthenticated and Unix-password logins.',
     },
+    ffmpegDeb: {
+      title: 'Install ffmpeg for video mode',
+      why: 'Video mode sends the desktop as an H.264 stream, several times smaller than VNC’s JPEG tiles at the same quality, so it stays smooth on a slow link. ffmpeg encodes it on the server, with the GPU’s encoder where there is one and libx264 on the CPU otherwise.',
+    },
+    ffmpegRhel: {
+      title: 'Install ffmpeg for video mode',
+      why: 'Video mode sends the desktop as an H.264 stream, several times smaller than VNC’s JPEG tiles at the same quality, so it stays smooth on a slow link. ffmpeg encodes it on the server, with the GPU’s encoder where there is one and libx264 on the CPU otherwise. RHEL and EPEL have no ffmpeg with libx264, so this adds the RPM Fusion (free) repository, which needs EPEL; dnf checks its packages against RPM Fusion’s signing key.',
+    },
   },
   verify: {
     mirror: 'The download is checked against the SHA-256 listed for {{asset}} in {{mirror}}/SHA256SUMS before anything is installed; a mismatch stops the step and deletes the file.',

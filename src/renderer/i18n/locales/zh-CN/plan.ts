@@ -39,6 +39,14 @@ const zhCN: Catalogue<typeof en> = {
       title: '让 VNC 会话只监听本机',
       why: '对网络开放的 VNC 端口会招来密码猜测。这些设置让每个会话（即使是手动启动的）只接受来自服务器本机的连接——gpu-desk 通过 SSH 访问它。TurboVNC 还会拒绝无认证登录和 Unix 密码登录。',
     },
+    ffmpegDeb: {
+      title: '为视频模式安装 ffmpeg',
+      why: '视频模式以 H.264 视频流发送桌面，同样画质下比 VNC 的 JPEG 图块小好几倍，因此在慢速网络上也能保持流畅。ffmpeg 在服务器上完成编码：有 GPU 编码器时用 GPU，否则用 CPU 上的 libx264。',
+    },
+    ffmpegRhel: {
+      title: '为视频模式安装 ffmpeg',
+      why: '视频模式以 H.264 视频流发送桌面，同样画质下比 VNC 的 JPEG 图块小好几倍，因此在慢速网络上也能保持流畅。ffmpeg 在服务器上完成编码：有 GPU 编码器时用 GPU，否则用 CPU 上的 libx264。RHEL 和 EPEL 都没有带 libx264 的 ffmpeg，所以这一步会添加依赖 EPEL 的 RPM Fusion（`rpmfusion-free`）软件源；`dnf` 会用 RPM Fusion 的签名密钥校验其软件包。',
+    },
   },
   verify: {
     mirror: '安装前，下载的文件会与 {{mirror}}/SHA256SUMS 中为 {{asset}} 列出的 SHA-256 比对；不一致则停止此步骤并删除该文件。',
