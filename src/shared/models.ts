@@ -44,7 +44,7 @@ export interface ViewerPrefs {
 
 export type ViewerCodec = 'vnc' | 'video' | 'auto';
 
-/** The H.264 encoders video mode can use, best first (see core/video/encoderCheck.ts). */
+/** The H.264 encoders video mode can use, best first (the probe's video section tries each: remote/probeScript.ts). */
 export type VideoEncoderName = 'h264_nvenc' | 'h264_vaapi' | 'libx264';
 
 /** Where the viewer's video stream is: a one-use channel URL, and what the encoder was told. */
@@ -185,7 +185,6 @@ export interface ServerReportView {
 }
 
 /** The server's ffmpeg and which of its H.264 encoders encoded a test frame (src/core/remote/types.ts VideoInfo). */
-export type VideoEncoderName = 'h264_nvenc' | 'h264_vaapi' | 'libx264';
 export interface VideoProbeView {
   ffmpeg: { path: string; version: string } | null;
   encoders: { name: VideoEncoderName; works: boolean; error: string | null }[];

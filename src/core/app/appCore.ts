@@ -35,7 +35,8 @@ import { importSshConfigHosts, listSshConfigHosts } from './sshConfigImport';
 import { escapeServerText } from '../serverText';
 import { loadSettings, saveSettings } from './settingsFile';
 import { VideoStreams, type VideoTarget } from './videoStreams';
-import { checkEncoders, encoderChoice } from '../video/encoderCheck';
+import { encoderChoice } from '../video/encoderCheck';
+import { probeVideo } from '../remote/probe';
 
 export interface AppCoreDeps {
   profiles: ProfileStore;
@@ -156,7 +157,7 @@ export class AppCore {
       hub: deps.hub,
       channelBase: () => deps.channelBase(),
       target: (viewerId) => this.videoTarget(viewerId),
-      encoders: async (session) => encoderChoice(await checkEncoders(session as SshConnection)),
+      encoders: async (session) => encoderChoice(await probeVideo(session as SshConnection)),
       log: this.log,
     });
     this.prompts = new PromptBroker(

@@ -17,7 +17,7 @@ import {
   isSoftwareRenderer,
   type EglDeviceProbed,
 } from './parsers';
-import { buildProbeCommand, NVIDIA_SMI_QUERY, VIDEO_TEST_SECONDS } from './probeScript';
+import { buildProbeCommand, buildVideoProbeCommand, NVIDIA_SMI_QUERY, VIDEO_TEST_SECONDS } from './probeScript';
 import { sessionsFromSections } from './sessionTable';
 import { shellCommand } from './shellQuote';
 import type {
@@ -29,6 +29,7 @@ import type {
   SudoState,
   VirtualGLInfo,
   VncFlavor,
+  VideoInfo,
   VncInfo,
   XServerInfo,
 } from './types';
@@ -55,6 +56,14 @@ export async function probeServer(session: SshSession, opts: ProbeOptions = {}):
     );
   }
   return buildReport(sections, session.endpoint.host, Date.now() - started);
+}
+
+/** Just the probe's video section: which H.264 encoders encode a frame on this machine (video mode's start). */
+export async function probeVideo(session: SshSession): Promise<VideoInfo> {
+  const res = await session.exec(buildVideoProbeCommand(), { timeoutMs: 30_000 });
+  const sections = splitSections(res.stdout);
+  if (!('end' in sections)) throw new GpuDeskError('REMOTE_COMMAND_FAILED', 'The video encoder check did not finish', 'Check that the account has a POSIX shell (sh) and try again');
+  return parseVideoSection(sections.video ?? '', VIDEO_TEST_SECONDS);
 }
 
 /** Just the GPUs, for live monitoring (one cheap nvidia-smi call; [] when there is no driver). */

@@ -150,6 +150,17 @@ m dm
 ${VIDEO_SECTION_SCRIPT}m end
 `;
 
+/** The video section alone, for video mode's start (the same test encodes as the probe's; no other section). */
+const VIDEO_ONLY_SCRIPT = `
+export LC_ALL=C
+PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"
+${SECTION_HELPERS}${VIDEO_START_SCRIPT}${VIDEO_SECTION_SCRIPT}m end
+`;
+
+export function buildVideoProbeCommand(): string {
+  return shScript(VIDEO_ONLY_SCRIPT);
+}
+
 export function buildProbeCommand(optRoot = '/opt'): string {
   return shScript(SCRIPT, [optRoot]);
 }

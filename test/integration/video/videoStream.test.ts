@@ -7,7 +7,8 @@ import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection
 import { ChannelHub } from '../../../src/core/vnc/channelHub';
 import { killSession, startSession } from '../../../src/core/remote/vncSessions';
 import { openVideoStream } from '../../../src/core/video/videoStream';
-import { checkEncoders, encoderChoice } from '../../../src/core/video/encoderCheck';
+import { encoderChoice } from '../../../src/core/video/encoderCheck';
+import { probeVideo } from '../../../src/core/remote/probe';
 import { nalTypes } from '../../../src/core/video/accessUnits';
 import { VIDEO_FRAME } from '../../../src/shared/videoFrames';
 
@@ -81,12 +82,13 @@ function stream(bitrateKbps = 2000) {
 }
 
 describe('video mode: the server encoder over SSH', () => {
-  it('the encoder check tries each H.264 encoder by a test encode on the server: libx264 works on the bed', async () => {
-    const c = await checkEncoders(conn);
-    expect(c.ffmpeg).toMatch(/ffmpeg$/);
-    expect(c.results.map((r) => r.name)).toEqual(['h264_nvenc', 'h264_vaapi', 'libx264']);
-    expect(c.results.find((r) => r.name === 'libx264')?.works).toBe(true);
-    expect(encoderChoice(c).best).not.toBeNull();
+  it('the stream\'s encoder is the probe\'s choice: libx264 on the bed (found by a test encode on the server)', async () => {
+    const v = await probeVideo(conn);
+    expect(v.ffmpeg?.path).toMatch(/ffmpeg$/);
+    expect(v.encoders.map((r) => r.name)).toEqual(['h264_nvenc', 'h264_vaapi', 'libx264']);
+    expect(v.encoders.find((r) => r.name === 'libx264')?.works).toBe(true);
+    expect(encoderChoice(v).best).toBe(v.best);
+    expect(encoderChoice(v).best).not.toBeNull();
   });
 
   it('sends the stream info, then access units whose first is a key frame (SPS, PPS, IDR)', async () => {
