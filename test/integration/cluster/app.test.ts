@@ -13,7 +13,8 @@ import { startHarness, type Harness } from '../../../src/harness/server';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import { redactSecrets } from '../../../src/core/errors';
 import type { ProfileInput } from '../../../src/shared/contract';
-import type { ClusterJobView, ClusterViewerTicket, SavedTunnelView, TunnelView } from '../../../src/shared/models';
+import type { ClusterJobView, ClusterViewerTicket, SavedTunnelView, TunnelView, VideoTicket } from '../../../src/shared/models';
+import { VIDEO_FRAME } from '../../../src/shared/videoFrames';
 import { cleanupAll, makeTempDir, startSlurm, type SlurmBed } from '../../bed';
 import { openIpc, type Client } from '../../helpers/ipcClient';
 import { rfbHandshake } from '../remote/rfb';
@@ -54,6 +55,29 @@ async function value<T>(p: Promise<{ ok: boolean; value?: unknown; error?: { cod
   const r = await p;
   if (!r.ok) throw new Error(`${r.error?.code}: ${r.error?.message}`);
   return r.value as T;
+}
+
+/** The first access unit of a video channel (its messages read as the viewer reads them). */
+function firstAccessUnit(url: string, origin: string): Promise<{ flags: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { origin });
+    let buf = Buffer.alloc(0);
+    ws.on('message', (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      while (buf.length >= VIDEO_FRAME.headerBytes && buf.length >= VIDEO_FRAME.headerBytes + buf.readUInt32BE(0)) {
+        const n = buf.readUInt32BE(0);
+        if (buf[4] === VIDEO_FRAME.accessUnit) {
+          ws.close();
+          resolve({ flags: buf[5], bytes: n });
+          return;
+        }
+        if (buf[4] === VIDEO_FRAME.end) reject(new Error(`video ended: ${buf.subarray(8, 8 + n).toString()}`));
+        buf = buf.subarray(VIDEO_FRAME.headerBytes + n);
+      }
+    });
+    ws.once('error', reject);
+    ws.once('close', () => reject(new Error('the video channel closed before a frame')));
+  });
 }
 
 /** The next clusters.job event for this job that satisfies `want` (events are waited for, never slept on). */
@@ -104,6 +128,14 @@ describe('the app\'s cluster flow (harness IPC, real Slurm)', () => {
     // Wrapped at once: the session's greeting arrives as soon as the socket opens (the stream was opened with the ticket).
     const rfb = await rfbHandshake(createWebSocketStream(ws), ticket.vncPassword!, { init: true });
     expect(rfb).toMatchObject({ ok: true, width: 800, height: 600 });
+
+    // Video mode on the job's desktop: ffmpeg runs on the compute node, over the node connection the
+    // viewer uses; its first access unit is a key frame.
+    const video = await value<VideoTicket>(c.call('viewer.videoStart', { viewerId: ticket.viewerId, width: 800, height: 600, fps: 30, bitrateKbps: 2000 }));
+    expect(video).toMatchObject({ width: 800, height: 600 });
+    const first = await firstAccessUnit(video.url, harness.origin);
+    expect(first.flags & VIDEO_FRAME.keyFlag).toBe(VIDEO_FRAME.keyFlag);
+    expect((await c.call('viewer.videoStop', { viewerId: ticket.viewerId })).ok).toBe(true);
     ws.close();
 
     // After a restart the app finds the job by name and offers it.
