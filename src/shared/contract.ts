@@ -308,6 +308,10 @@ export interface GpuDeskApi {
 
 /** Implementation side: one handler per method, given the parsed input. */
 export type Handlers = { [M in MethodName]: (input: ParsedInput<M>) => Promise<MethodOutput<M>> };
+/** The methods of one namespace ("profiles" → profiles.list, profiles.save, …). */
+export type MethodsOf<N extends string> = Extract<MethodName, `${N}.${string}`>;
+/** What one service of the app serves: the handlers of its namespace(s). */
+export type HandlersOf<N extends string> = Pick<Handlers, MethodsOf<N>>;
 export type Emit = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
 
 /** A rejected call as it crosses the boundary: stable code, one line, no secret. */
