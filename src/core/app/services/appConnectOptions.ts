@@ -1,0 +1,117 @@
+import { GpuDeskError, redactSecrets, registerSecret } from '../../errors';
+import type { ConnectOptions, KeySource } from '../../ssh/types';
+import { escapeServerText } from '../../serverText';
+import type { Profile } from '../../../shared/models';
+import type { PromptBroker } from '../prompts';
+
+export interface AppConnectDeps {
+  prompts: PromptBroker;
+  /** The app's own known-hosts file (accepted keys are saved there, never in ~/.ssh). */
+  knownHostsFile: string;
+  sshConfigPath?: string | null;
+  userKnownHostsFiles?: string[];
+  keychainKeySource?(keyName: string): KeySource;
+  log(line: string): void;
+}
+
+/** A profile's password for one connection: the remembered one (tried first) and what the person typed. */
+export interface PasswordState {
+  saved?: string;
+  typed?: string;
+}
+
+/** What a connection's questions are asked for: its prompt id, the answers typed so far, the host keys accepted. */
+export interface AskingFor {
+  id: string;
+  typed: string[];
+  accepted: Set<string>;
+}
+
+export function remember(v: string | null): string | null {
+  registerSecret(v);
+  return v;
+}
+
+/** The app's connect options for a profile, its questions going to the window as prompts. */
+export async function appConnectOptions(deps: AppConnectDeps, p: Profile, l: AskingFor, pw: PasswordState): Promise<ConnectOptions> {
+  const ask = deps.prompts;
+  const { id: connectionId, typed } = l;
+  const askPassword = async (user: string, host: string): Promise<string | null> => {
+    const a = await ask.ask(connectionId, { kind: 'password', user, host });
+    const v = a.kind === 'secret' ? remember(a.value) : null;
+    if (v !== null) pw.typed = v;
+    return v;
+  };
+  const opts: ConnectOptions = {
+    destination: p.user ? `${p.user}@${p.host}` : p.host,
+    port: p.port,
+    ...(p.jumpHosts.length ? { jump: p.jumpHosts } : {}),
+    ...(p.proxyCommand ? { proxyCommand: p.proxyCommand } : {}),
+    sshConfigPath: deps.sshConfigPath,
+    ...(deps.userKnownHostsFiles ? { userKnownHostsFiles: deps.userKnownHostsFiles } : {}),
+    appKnownHostsFile: deps.knownHostsFile,
+    // A person may take a while to compare a fingerprint; the handshake must wait for them.
+    readyTimeoutMs: 120_000,
+    reconnect: { enabled: true },
+    log: (line) => deps.log(redactSecrets(`[${p.name}] ${line}`, typed)),
+    callbacks: {
+      onUnknownHostKey: async (h) => {
+        const a = await ask.ask(connectionId, { kind: 'hostKey', host: h.host, port: h.port, keyType: h.keyType, fingerprint: h.fingerprint, hop: h.hop });
+        const decision = a.kind === 'hostKey' ? a.decision : 'reject';
+        if (decision !== 'reject') l.accepted.add(`${h.hop} ${h.fingerprint}`);
+        return decision;
+      },
+      askPassphrase: async ({ keyLabel }) => {
+        const a = await ask.ask(connectionId, { kind: 'passphrase', keyLabel });
+        return a.kind === 'secret' ? remember(a.value) : null;
+      },
+      askPassword: ({ user, host }) => askPassword(user, host),
+      notice: (line) => deps.log(redactSecrets(`[${p.name}] ${line}`, typed)),
+      banner: (text) => deps.log(redactSecrets(`[${p.name}] banner: ${escapeServerText(text.trimEnd())}`, typed)),
+      keyboardInteractive: async (kb) => {
+        // PAM servers ask for the password as one hidden keyboard-interactive prompt, before the
+        // password method: for a password profile it is the same password, remembered or asked
+        // (and remembered) as such.
+        const q = kb.prompts;
+        if (p.auth.kind === 'password' && q.length === 1 && !q[0].echo && /password/i.test(q[0].prompt)) {
+          const known = pw.typed ?? pw.saved;
+          const v = known ?? (await askPassword(p.user ?? '', p.host));
+          return v === null ? null : [v];
+        }
+        const a = await ask.ask(connectionId, { kind: 'keyboardInteractive', name: kb.name, instructions: kb.instructions, prompts: kb.prompts });
+        if (a.kind !== 'answers' || !a.values) return null;
+        for (const v of a.values) {
+          registerSecret(v);
+          typed.push(v);
+        }
+        return a.values;
+      },
+    },
+  };
+  switch (p.auth.kind) {
+    case 'auto':
+      break;
+    case 'agent':
+      opts.agent = p.auth.socket ?? true;
+      opts.identityFiles = [];
+      break;
+    case 'key-file':
+      opts.agent = false;
+      opts.identityFiles = [p.auth.path];
+      break;
+    case 'keychain-key':
+      if (!deps.keychainKeySource) throw new GpuDeskError('KEYCHAIN_UNAVAILABLE', 'Keychain keys are not available in this build', 'use a key file or the agent for this server');
+      opts.agent = false;
+      opts.identityFiles = [];
+      opts.keySources = [deps.keychainKeySource(p.auth.key)];
+      break;
+    case 'password': {
+      opts.agent = false;
+      opts.identityFiles = [];
+      const known = pw.typed ?? pw.saved;
+      if (known !== undefined) opts.password = known;
+      break;
+    }
+  }
+  return opts;
+}
