@@ -3,8 +3,7 @@ import {
   app, BrowserWindow, clipboard, dialog, ipcMain, Menu, Notification, protocol, screen, session, shell, Tray,
   type IpcMainInvokeEvent,
 } from 'electron';
-import { createAppCore } from '../core/app/createAppCore';
-import type { AppCore } from '../core/app/appCore';
+import { createAppCore, type AppCore } from '../core/app/createAppCore';
 import type { FileDialogs, FilePurpose } from '../core/app/fileDialogs';
 import { ChannelHub } from '../core/vnc/channelHub';
 import { createEventForwarder } from '../core/ipc/dispatch';

@@ -13,7 +13,7 @@ import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../../src/shared/bridge';
 import { createElectronShim } from './electronShim';
 import { VIEWER_SWITCHES } from '../../src/shared/chromiumSwitches';
 import { EventEmitter } from 'node:events';
-import { AppCore } from '../../src/core/app/appCore';
+import { AppCore } from '../../src/core/app/createAppCore';
 import { remoteOps } from '../../src/core/app/remoteAdapter';
 import { ProfileStore } from '../../src/core/profiles/profileStore';
 import { ChannelHub } from '../../src/core/vnc/channelHub';

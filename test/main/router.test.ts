@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppCore } from '../../src/core/app/appCore';
+import { AppCore } from '../../src/core/app/createAppCore';
 import { remoteOps } from '../../src/core/app/remoteAdapter';
 import { ProfileStore } from '../../src/core/profiles/profileStore';
 import { ChannelHub } from '../../src/core/vnc/channelHub';

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, registerCleanup, startSshd, type SshdBed } from '../../bed';
-import { AppCore } from '../../../src/core/app/appCore';
+import { AppCore } from '../../../src/core/app/createAppCore';
 import { remoteOps } from '../../../src/core/app/remoteAdapter';
 import { ProfileStore } from '../../../src/core/profiles/profileStore';
 import { ChannelHub } from '../../../src/core/vnc/channelHub';
