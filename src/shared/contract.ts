@@ -275,6 +275,8 @@ export const events = {
   'tunnels.changed': out<TunnelView[]>(),
   'clusters.job': out<ClusterJobView>(),
   'settings.changed': out<SettingsView>(),
+  /** The saved servers after any change (saved, removed, imported, a key install that switched one's sign-in). */
+  'profiles.changed': out<Profile[]>(),
   'forwards.changed': out<ForwardView[]>(),
   'files.progress': out<UploadProgress>(),
   /** A main-process menu item the window carries out. */

@@ -83,7 +83,7 @@ export class AppCore {
     this.connections = connections;
     const ready = (id: string) => connections.ready(id);
     const profiles = new Profiles({
-      store: deps.profiles, secrets: deps.secrets, dialogs: deps.dialogs, sshConfigPath: deps.sshConfigPath,
+      store: deps.profiles, emit, secrets: deps.secrets, dialogs: deps.dialogs, sshConfigPath: deps.sshConfigPath,
       closeProfile: (id) => connections.closeProfile(id),
       forgetProfile: (id) => late.clusters.forgetProfile(id),
     });

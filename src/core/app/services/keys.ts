@@ -27,6 +27,7 @@ export interface KeysDeps {
   profiles: {
     list(): Promise<Profile[]>;
     useKey(profileId: string, key: string): Promise<void>;
+    changed(): Promise<void>;
   };
 }
 
@@ -127,6 +128,8 @@ export class Keys {
       await keys.noteInstalled(name, c.conn.label, false);
     }
     const r = await keys.remove(name, { force });
+    // Forced: the profiles that used the key now sign in automatically.
+    if (r.profilesChanged.length) await this.deps.profiles.changed();
     return { removed: name, profilesChanged: r.profilesChanged, server };
   }
 }

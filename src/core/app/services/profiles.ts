@@ -4,13 +4,14 @@ import type { ProfileStore } from '../../profiles/profileStore';
 import type { SecretStore } from '../../keychain/secretStore';
 import { forgetPassword } from '../../keychain/passwords';
 import { exportProfilesToFile, importProfilesFromFile } from '../../profiles/exchange';
-import type { HandlersOf, ParsedInput } from '../../../shared/contract';
+import type { Emit, HandlersOf, ParsedInput } from '../../../shared/contract';
 import type { Profile } from '../../../shared/models';
 import type { FileDialogs } from '../fileDialogs';
 import { importSshConfigHosts, listSshConfigHosts } from '../sshConfigImport';
 
 export interface ProfilesDeps {
   store: ProfileStore;
+  emit: Emit;
   secrets?: SecretStore;
   dialogs?: FileDialogs;
   sshConfigPath?: string | null;
@@ -27,7 +28,7 @@ export class Profiles {
   handlers(): HandlersOf<'profiles'> {
     return {
       'profiles.list': async () => this.list(),
-      'profiles.save': (i) => this.save(i),
+      'profiles.save': (i) => this.announcing(this.save(i)),
       'profiles.remove': async ({ id }) => {
         const p = await this.byId(id);
         // A removed server is disconnected too: nothing stays open for a profile the user cannot see.
@@ -36,6 +37,7 @@ export class Profiles {
         if (this.deps.secrets) await forgetPassword(this.deps.secrets, p.id);
         await this.deps.store.remove(p.name);
         this.deps.forgetProfile(p.id);
+        await this.changed();
       },
       'profiles.exportFile': async () => {
         const file = await this.dialogs().saveFile({ purpose: 'profiles', defaultName: 'gpu-desk-profiles.json' });
@@ -46,12 +48,26 @@ export class Profiles {
       'profiles.importFile': async ({ replace }) => {
         const file = await this.dialogs().openFile({ purpose: 'profiles' });
         if (!file) return null;
-        const r = await importProfilesFromFile(this.deps.store, file, { replace });
+        const r = await this.announcing(importProfilesFromFile(this.deps.store, file, { replace }));
         return { file: path.basename(file), added: r.added.map((p) => p.name), replaced: r.replaced.map((p) => p.name), skipped: r.skipped.map((x) => `${x.name}: ${x.reason}`), warnings: r.warnings };
       },
       'profiles.sshConfigHosts': async () => listSshConfigHosts(this.deps.store, this.deps.sshConfigPath ?? undefined),
-      'profiles.importSshConfig': async ({ aliases }) => importSshConfigHosts(this.deps.store, aliases, this.deps.sshConfigPath ?? undefined),
+      'profiles.importSshConfig': async ({ aliases }) => this.announcing(importSshConfigHosts(this.deps.store, aliases, this.deps.sshConfigPath ?? undefined)),
     };
+  }
+
+  /** Tells the windows and the tray the saved servers as they are now. */
+  async changed(): Promise<void> {
+    this.deps.emit('profiles.changed', await this.list());
+  }
+
+  /** A change, announced whether it went through or stopped halfway (an import may have added some). */
+  private async announcing<T>(p: Promise<T>): Promise<T> {
+    try {
+      return await p;
+    } finally {
+      await this.changed().catch(() => {});
+    }
   }
 
   async list(): Promise<Profile[]> {
@@ -67,7 +83,9 @@ export class Profiles {
   /** A profile's sign-in switched to a keychain key (after that key was proved to work). */
   async useKey(profileId: string, key: string): Promise<void> {
     const p = await this.byId(profileId);
-    if (!(p.auth.kind === 'keychain-key' && p.auth.key === key)) await this.deps.store.edit(p.name, { auth: { kind: 'keychain-key', key } });
+    if (p.auth.kind === 'keychain-key' && p.auth.key === key) return;
+    await this.deps.store.edit(p.name, { auth: { kind: 'keychain-key', key } });
+    await this.changed();
   }
 
   private async save({ profile }: ParsedInput<'profiles.save'>): Promise<Profile> {
