@@ -14,7 +14,7 @@ import { createElectronShim } from './electronShim';
 import { VIEWER_SWITCHES } from '../../src/shared/chromiumSwitches';
 import { EventEmitter } from 'node:events';
 import { AppCore } from '../../src/core/app/createAppCore';
-import { remoteOps } from '../../src/core/app/remoteAdapter';
+import { remoteOps } from '../../src/core/app/remoteOps';
 import { ProfileStore } from '../../src/core/profiles/profileStore';
 import { ChannelHub } from '../../src/core/vnc/channelHub';
 import { eventNames, methodNames } from '../../src/shared/contract';

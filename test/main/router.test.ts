@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppCore } from '../../src/core/app/createAppCore';
-import { remoteOps } from '../../src/core/app/remoteAdapter';
+import { remoteOps } from '../../src/core/app/remoteOps';
 import { ProfileStore } from '../../src/core/profiles/profileStore';
 import { ChannelHub } from '../../src/core/vnc/channelHub';
 import type { IpcResult } from '../../src/shared/bridge';

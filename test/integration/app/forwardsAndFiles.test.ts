@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, registerCleanup, startSshd, type SshdBed } from '../../bed';
 import { AppCore } from '../../../src/core/app/createAppCore';
-import { remoteOps } from '../../../src/core/app/remoteAdapter';
+import { remoteOps } from '../../../src/core/app/remoteOps';
 import { ProfileStore } from '../../../src/core/profiles/profileStore';
 import { ChannelHub } from '../../../src/core/vnc/channelHub';
 import type { ForwardView, Profile, UploadProgress } from '../../../src/shared/models';
