@@ -16,6 +16,7 @@ import { remoteOps, type RemoteOps } from './remoteOps';
 import { Clusters } from './services/clusters';
 import { Connections } from './services/connections';
 import { Forwards } from './services/forwards';
+import { HttpChecks } from './services/httpChecks';
 import { Keys } from './services/keys';
 import { Profiles } from './services/profiles';
 import { Servers } from './services/servers';
@@ -98,8 +99,9 @@ export class AppCore {
       emit, hub, channelBase: deps.channelBase, jobRecordsFile: deps.jobRecordsFile, ready, log,
       profileIdOf: (id) => connections.profileIdOf(id), profiles, viewers,
     });
-    const forwards = new Forwards({ emit, connections });
-    const tunnels = new Tunnels({ remote, emit, connections, openForwards: (id) => forwards.open(id) });
+    const http = new HttpChecks();
+    const forwards = new Forwards({ emit, connections, http });
+    const tunnels = new Tunnels({ remote, emit, connections, http, openForwards: (id) => forwards.open(id) });
     Object.assign(late, { profiles, viewers, clusters });
     const keys = new Keys({ keys: deps.keys, dialogs: deps.dialogs, prompts: this.prompts, connections, profiles });
     const files = new FileTransfers({ sftp: (id) => connections.sftp(id), emit, chooseSaveFolder: deps.chooseSaveFolder });
@@ -111,9 +113,11 @@ export class AppCore {
     connections.onClose((c) => tunnels.forget(c.id));
     connections.onClose((c) => forwards.forget(c.id));
     connections.onClose((c) => servers.forget(c.id));
+    connections.onClose((c) => http.forget(c.id));
     connections.onClosed(() => tunnels.announce());
     connections.onClosed(() => forwards.announce());
     connections.onReady((c) => forwards.recheck(c));
+    connections.onReady((c) => tunnels.recheck(c));
 
     this.all = {
       ...appHandlers(deps),

@@ -100,10 +100,6 @@ export class Connections {
     return [...this.entries.values()].flatMap((e) => (e.live ? [e.live] : []));
   }
 
-  isReady(connectionId: string): boolean {
-    return this.entries.get(connectionId)?.state === 'ready';
-  }
-
   profileIdOf(connectionId: string): string | undefined {
     return this.entries.get(connectionId)?.profile.id;
   }

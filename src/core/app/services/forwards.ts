@@ -1,22 +1,23 @@
 import { GpuDeskError } from '../../errors';
 import type { Emit, HandlersOf } from '../../../shared/contract';
 import type { ForwardSpec, ForwardView } from '../../../shared/models';
-import { probeLocalHttp } from '../tunnelInfo';
 import type { LiveConnection } from './connections';
+import type { HttpChecks } from './httpChecks';
 
 interface Forward {
   connectionId: string;
-  http: ForwardView['http'];
 }
 
 export interface ForwardsDeps {
   emit: Emit;
   connections: { ready(connectionId: string): LiveConnection; all(): LiveConnection[] };
+  /** Whether each forward speaks HTTP (one cache for the app, cleared with its connection). */
+  http: HttpChecks;
 }
 
 /** forwards.*: local forwards opened on their own or beside the viewer, each with whether it speaks HTTP. */
 export class Forwards {
-  /** Forward (tunnel) id → its connection and HTTP state. */
+  /** Forward (tunnel) id → its connection. */
   private readonly forwards = new Map<string, Forward>();
 
   constructor(private readonly deps: ForwardsDeps) {}
@@ -27,12 +28,13 @@ export class Forwards {
       'forwards.open': ({ connectionId, forwards }) => this.open(connectionId, forwards),
       'forwards.check': async ({ forwardId }) => {
         const f = this.byId(forwardId);
-        await this.check(this.connection(f.connectionId)!, forwardId, f);
+        await this.check(this.connection(f.connectionId)!, forwardId);
         return this.views().find((v) => v.id === forwardId)!;
       },
       'forwards.close': async ({ forwardId }) => {
         const f = this.byId(forwardId);
         this.forwards.delete(forwardId);
+        this.deps.http.drop(f.connectionId, forwardId);
         await this.connection(f.connectionId)?.tunnels.close(forwardId);
         this.deps.emit('forwards.changed', this.views());
       },
@@ -41,7 +43,7 @@ export class Forwards {
 
   /** Same local ports after a reconnect; whether the services still answer is asked again. */
   recheck(c: LiveConnection): void {
-    for (const [id, f] of this.forwards) if (f.connectionId === c.id) void this.check(c, id, f);
+    for (const [id, f] of this.forwards) if (f.connectionId === c.id) void this.check(c, id);
   }
 
   /** The connection is closing: its forwards go with its listeners. */
@@ -69,7 +71,7 @@ export class Forwards {
           continue;
         }
         const info = await c.tunnels.openForward({ localPort: spec.localPort, remoteHost: spec.remoteHost, remotePort: spec.remotePort });
-        this.forwards.set(info.id, { connectionId, http: 'checking' });
+        this.forwards.set(info.id, { connectionId });
         ids.push(info.id);
         opened.push(info.id);
       }
@@ -81,7 +83,7 @@ export class Forwards {
       throw e;
     }
     this.deps.emit('forwards.changed', this.views());
-    await Promise.all(ids.map((id) => this.check(c, id, this.forwards.get(id)!)));
+    await Promise.all(ids.map((id) => this.check(c, id)));
     return this.views().filter((v) => ids.includes(v.id));
   }
 
@@ -102,6 +104,7 @@ export class Forwards {
         if (f.connectionId !== c.id) continue;
         const info = c.tunnels.get(id)?.info;
         if (!info) continue;
+        const http = this.deps.http.state(c.id, id) ?? 'checking';
         out.push({
           id,
           connectionId: c.id,
@@ -109,20 +112,17 @@ export class Forwards {
           localPort: info.localPort,
           remoteHost: info.remoteHost,
           remotePort: info.remotePort,
-          http: f.http,
-          url: f.http === 'yes' ? `http://127.0.0.1:${info.localPort}/` : null,
+          http,
+          url: http === 'yes' ? `http://127.0.0.1:${info.localPort}/` : null,
         });
       }
     }
     return out;
   }
 
-  private async check(c: LiveConnection, id: string, f: Forward): Promise<void> {
+  private async check(c: LiveConnection, id: string): Promise<void> {
     const info = c.tunnels.get(id)?.info;
     if (!info) return;
-    f.http = 'checking';
-    this.deps.emit('forwards.changed', this.views());
-    f.http = (await probeLocalHttp(info.localPort)) ? 'yes' : 'no';
-    this.deps.emit('forwards.changed', this.views());
+    await this.deps.http.check(c.id, id, info.localPort, () => this.deps.emit('forwards.changed', this.views()));
   }
 }

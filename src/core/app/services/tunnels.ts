@@ -3,8 +3,9 @@ import { openJobTunnel, runningDesktopJob, type JobTunnel } from '../../cluster/
 import type { Emit, HandlersOf, ParsedInput } from '../../../shared/contract';
 import type { SavedTunnelView, TunnelView } from '../../../shared/models';
 import type { RemoteOps } from '../remoteOps';
-import { probeHttp, viewerCommands } from '../tunnelInfo';
+import { viewerCommands } from '../tunnelInfo';
 import type { LiveConnection } from './connections';
+import type { HttpChecks } from './httpChecks';
 
 type OpenJobTunnel = JobTunnel & { jobId: string; release: () => void };
 
@@ -21,17 +22,17 @@ export interface TunnelsDeps {
   connections: {
     ready(connectionId: string): LiveConnection;
     all(): LiveConnection[];
-    isReady(connectionId: string): boolean;
     openAndWait(profileId: string, timeoutMs: number): Promise<LiveConnection>;
   };
   /** The profile's saved forwards beside a saved tunnel. */
   openForwards(connectionId: string): Promise<unknown>;
+  /** Whether each forward speaks HTTP (one cache for the app, cleared with its connection). */
+  http: HttpChecks;
 }
 
 /** tunnels.*: tunnel-only mode, a display (or a job's desktop) on a local port with its forwards. */
 export class Tunnels {
   private readonly state = new Map<string, TunnelState>();
-  private readonly httpCache = new Map<string, boolean>();
 
   constructor(private readonly deps: TunnelsDeps) {}
 
@@ -46,7 +47,10 @@ export class Tunnels {
           if (jt) await this.closeJobTunnel(s, tunnelId, jt);
           const t = c.tunnels.get(tunnelId);
           if (!t) continue;
-          for (const fid of s.forwardTunnels.get(tunnelId) ?? []) await c.tunnels.close(fid);
+          for (const fid of s.forwardTunnels.get(tunnelId) ?? []) {
+            this.deps.http.drop(c.id, fid);
+            await c.tunnels.close(fid);
+          }
           s.forwardTunnels.delete(tunnelId);
           await c.tunnels.close(tunnelId);
         }
@@ -61,6 +65,19 @@ export class Tunnels {
     const s = this.state.get(connectionId);
     this.state.delete(connectionId);
     for (const [tid, jt] of [...(s?.jobTunnels ?? [])]) await this.closeJobTunnel(s!, tid, jt);
+  }
+
+  /** Same local ports after a reconnect; whether the services behind the forwards answer is asked again. */
+  recheck(c: LiveConnection): void {
+    for (const fids of this.state.get(c.id)?.forwardTunnels.values() ?? []) this.checkHttp(c, fids);
+  }
+
+  /** Asked beside the tunnel (a silent service must not hold up its listing); each answer is announced. */
+  private checkHttp(c: LiveConnection, fids: string[]): void {
+    for (const fid of fids) {
+      const port = c.tunnels.get(fid)?.info.localPort;
+      if (port !== undefined) void this.deps.http.check(c.id, fid, port, () => void this.announce());
+    }
   }
 
   /** Tells the windows and the tray what is open now. */
@@ -90,6 +107,7 @@ export class Tunnels {
       throw e;
     }
     this.of(connectionId).forwardTunnels.set(info.id, fids);
+    this.checkHttp(c, fids);
     const views = await this.views();
     this.deps.emit('tunnels.changed', views);
     return views.find((v) => v.id === info.id)!;
@@ -167,9 +185,7 @@ export class Tunnels {
         for (const fid of fids) {
           const f = c.tunnels.get(fid)?.info;
           if (!f) continue;
-          const key = `${c.id}:${f.remoteHost}:${f.remotePort}`;
-          if (!this.httpCache.has(key) && this.deps.connections.isReady(c.id)) this.httpCache.set(key, await probeHttp(c.conn, f.remoteHost, f.remotePort));
-          const http = this.httpCache.get(key) ?? false;
+          const http = this.deps.http.state(c.id, fid) === 'yes';
           forwards.push({ kind: 'local' as const, localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort, url: http ? `http://127.0.0.1:${f.localPort}/` : null });
         }
         out.push({
