@@ -36,10 +36,12 @@ export function remember(v: string | null): string | null {
 export async function appConnectOptions(deps: AppConnectDeps, p: Profile, l: AskingFor, pw: PasswordState): Promise<ConnectOptions> {
   const ask = deps.prompts;
   const { id: connectionId, typed } = l;
-  const askPassword = async (user: string, host: string): Promise<string | null> => {
+  // Each question names the server that asks; only the target's password is the profile's (a jump
+  // host's is neither filled in from it nor remembered as it).
+  const askPassword = async (user: string, host: string, isTarget: boolean): Promise<string | null> => {
     const a = await ask.ask(connectionId, { kind: 'password', user, host });
     const v = a.kind === 'secret' ? remember(a.value) : null;
-    if (v !== null) pw.typed = v;
+    if (v !== null && isTarget) pw.typed = v;
     return v;
   };
   const opts: ConnectOptions = {
@@ -65,20 +67,25 @@ export async function appConnectOptions(deps: AppConnectDeps, p: Profile, l: Ask
         const a = await ask.ask(connectionId, { kind: 'passphrase', keyLabel });
         return a.kind === 'secret' ? remember(a.value) : null;
       },
-      askPassword: ({ user, host }) => askPassword(user, host),
+      askPassword: ({ user, host, isTarget }) => askPassword(user, host, isTarget !== false),
       notice: (line) => deps.log(redactSecrets(`[${p.name}] ${line}`, typed)),
       banner: (text) => deps.log(redactSecrets(`[${p.name}] banner: ${escapeServerText(text.trimEnd())}`, typed)),
       keyboardInteractive: async (kb) => {
         // PAM servers ask for the password as one hidden keyboard-interactive prompt, before the
         // password method: for a password profile it is the same password, remembered or asked
-        // (and remembered) as such.
+        // (and remembered) as such — on the target only. A jump host asking "Password:" is asked
+        // about in its own name, and what is typed for it stays its own.
         const q = kb.prompts;
+        const isTarget = kb.isTarget !== false;
+        const user = kb.user ?? p.user ?? '';
+        const host = kb.host ?? p.host;
         if (p.auth.kind === 'password' && q.length === 1 && !q[0].echo && /password/i.test(q[0].prompt)) {
-          const known = pw.typed ?? pw.saved;
-          const v = known ?? (await askPassword(p.user ?? '', p.host));
+          const known = isTarget ? (pw.typed ?? pw.saved) : undefined;
+          const v = known ?? (await askPassword(user, host, isTarget));
           return v === null ? null : [v];
         }
-        const a = await ask.ask(connectionId, { kind: 'keyboardInteractive', name: kb.name, instructions: kb.instructions, prompts: kb.prompts });
+        const who = `${user}@${host}`;
+        const a = await ask.ask(connectionId, { kind: 'keyboardInteractive', name: kb.name ? `${who}: ${kb.name}` : who, instructions: kb.instructions, prompts: kb.prompts });
         if (a.kind !== 'answers' || !a.values) return null;
         for (const v of a.values) {
           registerSecret(v);
