@@ -1,5 +1,6 @@
-import { GpuDeskError, redactSecrets, registerSecret } from '../../errors';
-import type { ConnectOptions, KeySource } from '../../ssh/types';
+import { redactSecrets, registerSecret } from '../../errors';
+import type { ConnectCallbacks, ConnectOptions, KeySource } from '../../ssh/types';
+import { profileConnectOptions } from '../../profiles/connectOptions';
 import { escapeServerText } from '../../serverText';
 import type { Profile } from '../../../shared/models';
 import type { PromptBroker } from '../prompts';
@@ -44,11 +45,47 @@ export async function appConnectOptions(deps: AppConnectDeps, p: Profile, l: Ask
     if (v !== null && isTarget) pw.typed = v;
     return v;
   };
-  const opts: ConnectOptions = {
-    destination: p.user ? `${p.user}@${p.host}` : p.host,
-    port: p.port,
-    ...(p.jumpHosts.length ? { jump: p.jumpHosts } : {}),
-    ...(p.proxyCommand ? { proxyCommand: p.proxyCommand } : {}),
+  const callbacks: ConnectCallbacks = {
+    onUnknownHostKey: async (h) => {
+      const a = await ask.ask(connectionId, { kind: 'hostKey', host: h.host, port: h.port, keyType: h.keyType, fingerprint: h.fingerprint, hop: h.hop });
+      const decision = a.kind === 'hostKey' ? a.decision : 'reject';
+      if (decision !== 'reject') l.accepted.add(`${h.hop} ${h.fingerprint}`);
+      return decision;
+    },
+    askPassphrase: async ({ keyLabel }) => {
+      const a = await ask.ask(connectionId, { kind: 'passphrase', keyLabel });
+      return a.kind === 'secret' ? remember(a.value) : null;
+    },
+    askPassword: ({ user, host, isTarget }) => askPassword(user, host, isTarget !== false),
+    notice: (line) => deps.log(redactSecrets(`[${p.name}] ${line}`, typed)),
+    banner: (text) => deps.log(redactSecrets(`[${p.name}] banner: ${escapeServerText(text.trimEnd())}`, typed)),
+    keyboardInteractive: async (kb) => {
+      // PAM servers ask for the password as one hidden keyboard-interactive prompt, before the
+      // password method: for a password profile it is the same password, remembered or asked
+      // (and remembered) as such — on the target only. A jump host asking "Password:" is asked
+      // about in its own name, and what is typed for it stays its own.
+      const q = kb.prompts;
+      const isTarget = kb.isTarget !== false;
+      const user = kb.user ?? p.user ?? '';
+      const host = kb.host ?? p.host;
+      if (p.auth.kind === 'password' && q.length === 1 && !q[0].echo && /password/i.test(q[0].prompt)) {
+        const known = isTarget ? (pw.typed ?? pw.saved) : undefined;
+        const v = known ?? (await askPassword(user, host, isTarget));
+        return v === null ? null : [v];
+      }
+      const who = `${user}@${host}`;
+      const a = await ask.ask(connectionId, { kind: 'keyboardInteractive', name: kb.name ? `${who}: ${kb.name}` : who, instructions: kb.instructions, prompts: kb.prompts });
+      if (a.kind !== 'answers' || !a.values) return null;
+      for (const v of a.values) {
+        registerSecret(v);
+        typed.push(v);
+      }
+      return a.values;
+    },
+  };
+  const known = pw.typed ?? pw.saved;
+  return {
+    ...profileConnectOptions(p, { keychainKey: deps.keychainKeySource, callbacks, ...(known !== undefined ? { password: known } : {}) }),
     sshConfigPath: deps.sshConfigPath,
     ...(deps.userKnownHostsFiles ? { userKnownHostsFiles: deps.userKnownHostsFiles } : {}),
     appKnownHostsFile: deps.knownHostsFile,
@@ -56,69 +93,5 @@ export async function appConnectOptions(deps: AppConnectDeps, p: Profile, l: Ask
     readyTimeoutMs: 120_000,
     reconnect: { enabled: true },
     log: (line) => deps.log(redactSecrets(`[${p.name}] ${line}`, typed)),
-    callbacks: {
-      onUnknownHostKey: async (h) => {
-        const a = await ask.ask(connectionId, { kind: 'hostKey', host: h.host, port: h.port, keyType: h.keyType, fingerprint: h.fingerprint, hop: h.hop });
-        const decision = a.kind === 'hostKey' ? a.decision : 'reject';
-        if (decision !== 'reject') l.accepted.add(`${h.hop} ${h.fingerprint}`);
-        return decision;
-      },
-      askPassphrase: async ({ keyLabel }) => {
-        const a = await ask.ask(connectionId, { kind: 'passphrase', keyLabel });
-        return a.kind === 'secret' ? remember(a.value) : null;
-      },
-      askPassword: ({ user, host, isTarget }) => askPassword(user, host, isTarget !== false),
-      notice: (line) => deps.log(redactSecrets(`[${p.name}] ${line}`, typed)),
-      banner: (text) => deps.log(redactSecrets(`[${p.name}] banner: ${escapeServerText(text.trimEnd())}`, typed)),
-      keyboardInteractive: async (kb) => {
-        // PAM servers ask for the password as one hidden keyboard-interactive prompt, before the
-        // password method: for a password profile it is the same password, remembered or asked
-        // (and remembered) as such — on the target only. A jump host asking "Password:" is asked
-        // about in its own name, and what is typed for it stays its own.
-        const q = kb.prompts;
-        const isTarget = kb.isTarget !== false;
-        const user = kb.user ?? p.user ?? '';
-        const host = kb.host ?? p.host;
-        if (p.auth.kind === 'password' && q.length === 1 && !q[0].echo && /password/i.test(q[0].prompt)) {
-          const known = isTarget ? (pw.typed ?? pw.saved) : undefined;
-          const v = known ?? (await askPassword(user, host, isTarget));
-          return v === null ? null : [v];
-        }
-        const who = `${user}@${host}`;
-        const a = await ask.ask(connectionId, { kind: 'keyboardInteractive', name: kb.name ? `${who}: ${kb.name}` : who, instructions: kb.instructions, prompts: kb.prompts });
-        if (a.kind !== 'answers' || !a.values) return null;
-        for (const v of a.values) {
-          registerSecret(v);
-          typed.push(v);
-        }
-        return a.values;
-      },
-    },
   };
-  switch (p.auth.kind) {
-    case 'auto':
-      break;
-    case 'agent':
-      opts.agent = p.auth.socket ?? true;
-      opts.identityFiles = [];
-      break;
-    case 'key-file':
-      opts.agent = false;
-      opts.identityFiles = [p.auth.path];
-      break;
-    case 'keychain-key':
-      if (!deps.keychainKeySource) throw new GpuDeskError('KEYCHAIN_UNAVAILABLE', 'Keychain keys are not available in this build', 'use a key file or the agent for this server');
-      opts.agent = false;
-      opts.identityFiles = [];
-      opts.keySources = [deps.keychainKeySource(p.auth.key)];
-      break;
-    case 'password': {
-      opts.agent = false;
-      opts.identityFiles = [];
-      const known = pw.typed ?? pw.saved;
-      if (known !== undefined) opts.password = known;
-      break;
-    }
-  }
-  return opts;
 }
