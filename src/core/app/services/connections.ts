@@ -49,6 +49,8 @@ export interface ConnectionsDeps extends AppConnectDeps {
   secrets?: SecretStore;
   profileById(id: string): Promise<Profile>;
   log(line: string): void;
+  /** The SSH layer (tests pass a fake one). */
+  connect?(options: ConnectOptions): Promise<SshConnection>;
 }
 
 /**
@@ -212,6 +214,7 @@ export class Connections {
    */
   private async dial(profile: Profile, e: Entry): Promise<{ conn: SshConnection; options: ConnectOptions }> {
     const secrets = this.deps.secrets;
+    const connect = this.deps.connect ?? connectSsh;
     const remembers = profile.auth.kind === 'password' && profile.auth.remember && secrets !== undefined;
     const pw: PasswordState = {};
     if (remembers) pw.saved = (await savedPassword(secrets!, profile.id)) ?? undefined;
@@ -219,14 +222,14 @@ export class Connections {
     let conn: SshConnection;
     try {
       options = await appConnectOptions(this.deps, profile, e, pw);
-      conn = await connectSsh(options);
+      conn = await connect(options);
     } catch (err) {
       if (pw.saved === undefined || (err as GpuDeskError).code !== 'AUTH_FAILED') throw err;
       this.deps.log(`[${profile.name}] the remembered password was refused; asking for it again`);
       pw.saved = undefined;
       pw.typed = undefined;
       options = await appConnectOptions(this.deps, profile, e, pw);
-      conn = await connectSsh(options);
+      conn = await connect(options);
     }
     if (remembers && pw.typed !== undefined) {
       await savePassword(secrets!, profile.id, pw.typed).catch((x: unknown) => this.deps.log(`[${profile.name}] could not remember the password: ${toErrorValue(x).message}`));
