@@ -10,7 +10,7 @@ import type { KeySource } from '../ssh/types';
 import type { ChannelHub } from '../vnc/channelHub';
 import type { Emit, Handlers } from '../../shared/contract';
 import type { FileDialogs } from './fileDialogs';
-import { FileTransfers } from './fileTransfers';
+import { FileTransfers } from './services/files';
 import { PromptBroker } from './prompts';
 import { remoteOps, type RemoteOps } from './remoteOps';
 import { Clusters } from './services/clusters';

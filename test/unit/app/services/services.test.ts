@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets } from '../../../../src/core/errors';
-import { FileTransfers } from '../../../../src/core/app/fileTransfers';
+import { FileTransfers } from '../../../../src/core/app/services/files';
 import { PromptBroker } from '../../../../src/core/app/prompts';
 import type { RemoteOps } from '../../../../src/core/app/remoteOps';
 import { Clusters } from '../../../../src/core/app/services/clusters';

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { SFTPWrapper } from 'ssh2';
-import { GpuDeskError } from '../errors';
-import { ChunkQueue, checkFileName, defaultUploadFolder, downloadToFolder, fileExistsError, listFolder, remoteExists, uploadToFolder } from '../files';
-import { channelOpen, unlink } from '../files/sftpOps';
-import type { Emit, HandlersOf, ParsedInput } from '../../shared/contract';
-import type { UploadTicket } from '../../shared/models';
+import { GpuDeskError } from '../../errors';
+import { ChunkQueue, checkFileName, defaultUploadFolder, downloadToFolder, fileExistsError, listFolder, remoteExists, uploadToFolder } from '../../files';
+import { channelOpen, unlink } from '../../files/sftpOps';
+import type { Emit, HandlersOf, ParsedInput } from '../../../shared/contract';
+import type { UploadTicket } from '../../../shared/models';
 import path from 'node:path';
 
 interface Upload {
