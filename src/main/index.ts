@@ -3,8 +3,7 @@ import {
   app, BrowserWindow, clipboard, dialog, ipcMain, Menu, Notification, protocol, screen, session, shell, Tray,
   type IpcMainInvokeEvent,
 } from 'electron';
-import { createAppCore } from '../core/app/createAppCore';
-import type { AppCore } from '../core/app/appCore';
+import { createAppCore, type AppCore } from '../core/app/createAppCore';
 import type { FileDialogs, FilePurpose } from '../core/app/fileDialogs';
 import { ChannelHub } from '../core/vnc/channelHub';
 import { createEventForwarder } from '../core/ipc/dispatch';
@@ -131,6 +130,11 @@ async function start(): Promise<void> {
       forwards = payload as ForwardView[];
       refreshTray();
     }
+    // The tray's "Open Tunnel to" list follows the saved servers, whoever changed them.
+    if (event === 'profiles.changed') {
+      savedProfiles = payload as Profile[];
+      refreshTray();
+    }
     if (event === 'connection.state') {
       const c = payload as ConnectionView;
       connectionLabels[c.id] = c.label;
@@ -163,17 +167,6 @@ async function start(): Promise<void> {
   });
   emitToWindows = emit;
   const handlers = core.handlers();
-  // The tray's "Open Tunnel to" list follows the saved servers as the window changes them.
-  for (const m of ['profiles.save', 'profiles.remove', 'profiles.importSshConfig'] as const) {
-    const h = handlers[m] as (i: unknown) => Promise<unknown>;
-    (handlers as Record<string, unknown>)[m] = async (i: unknown) => {
-      try {
-        return await h(i);
-      } finally {
-        void reloadSavedProfiles();
-      }
-    };
-  }
   const dispatch = createMainRouter({
     handlers,
     isTrusted: (frame) => isTrustedFrame(frame, ourWebContentsIds(), allowedOrigins),

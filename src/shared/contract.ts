@@ -262,6 +262,8 @@ export const events = {
   'tunnels.changed': out<TunnelView[]>(),
   'clusters.job': out<ClusterJobView>(),
   'settings.changed': out<SettingsView>(),
+  /** The saved servers after any change (saved, removed, imported, a key install that switched one's sign-in). */
+  'profiles.changed': out<Profile[]>(),
   'forwards.changed': out<ForwardView[]>(),
   'files.progress': out<UploadProgress>(),
   /** A main-process menu item the window carries out. */
@@ -295,6 +297,10 @@ export interface GpuDeskApi {
 
 /** Implementation side: one handler per method, given the parsed input. */
 export type Handlers = { [M in MethodName]: (input: ParsedInput<M>) => Promise<MethodOutput<M>> };
+/** The methods of one namespace ("profiles" → profiles.list, profiles.save, …). */
+export type MethodsOf<N extends string> = Extract<MethodName, `${N}.${string}`>;
+/** What one service of the app serves: the handlers of its namespace(s). */
+export type HandlersOf<N extends string> = Pick<Handlers, MethodsOf<N>>;
 export type Emit = <E extends EventName>(event: E, payload: EventPayload<E>) => void;
 
 /** A rejected call as it crosses the boundary: stable code, one line, no secret. */

@@ -13,9 +13,10 @@ import { EVENT_CHANNEL, INVOKE_CHANNEL } from '../../src/shared/bridge';
 import { createElectronShim } from './electronShim';
 import { VIEWER_SWITCHES } from '../../src/shared/chromiumSwitches';
 import { EventEmitter } from 'node:events';
-import { AppCore } from '../../src/core/app/appCore';
-import { remoteOps } from '../../src/core/app/remoteAdapter';
+import { AppCore } from '../../src/core/app/createAppCore';
+import { remoteOps } from '../../src/core/app/remoteOps';
 import { ProfileStore } from '../../src/core/profiles/profileStore';
+import { exportProfilesToFile } from '../../src/core/profiles/exchange';
 import { ChannelHub } from '../../src/core/vnc/channelHub';
 import { eventNames, methodNames } from '../../src/shared/contract';
 import { createBridge } from '../../src/preload/bridge';
@@ -309,6 +310,36 @@ describe('the built main bundle, started against an Electron API shim (real core
     const tray = shim.calls.find((c) => c.name === 'Tray')!;
     expect(existsSync(tray.args[0] as string)).toBe(true);
     expect(shim.trays[0].tooltip).toBe('gpu-desk');
+  });
+
+  it("the tray's saved servers follow every change, File → Import too (profiles.changed)", async () => {
+    const wc = shim.windows[0].webContents;
+    const ours = { sender: wc, senderFrame: { url: APP_ENTRY_URL, parent: null } };
+    type Item = { label?: string; submenu?: Item[] };
+    const labels = (items: Item[]): string[] => items.flatMap((i) => [i.label ?? '', ...labels(i.submenu ?? [])]);
+    const trayMenu = () => labels((shim.trays[0].menu as { template: Item[] }).template);
+    // A servers file as another machine exported it.
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'gd-export-'));
+    const store = new ProfileStore({ file: path.join(elsewhere, 'profiles.json'), notice: () => {} });
+    await store.add({ name: 'imported-gpu', host: 'gpu.example', port: 22, user: 'me', jumpHosts: [], auth: { kind: 'auto' }, display: {}, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [] });
+    const file = path.join(elsewhere, 'servers.json');
+    await exportProfilesToFile(store, file);
+    shim.dialogAnswers.push(file);
+    expect(await invoke(ours, 'profiles.importFile', { replace: false })).toMatchObject({ ok: true, value: { added: ['imported-gpu'] } });
+    const t0 = Date.now();
+    while (!trayMenu().includes('imported-gpu')) {
+      if (Date.now() - t0 > 5000) throw new Error(`the tray never listed the imported server: ${JSON.stringify(trayMenu())}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(wc.sent.some(([ch, ev]) => ch === EVENT_CHANNEL && ev === 'profiles.changed')).toBe(true);
+    const listed = (await invoke(ours, 'profiles.list', {})) as { value: { id: string; name: string }[] };
+    const id = listed.value.find((p) => p.name === 'imported-gpu')!.id;
+    expect(await invoke(ours, 'profiles.remove', { id })).toMatchObject({ ok: true });
+    while (trayMenu().includes('imported-gpu')) {
+      if (Date.now() - t0 > 10_000) throw new Error('the tray still lists the removed server');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    rmSync(elsewhere, { recursive: true, force: true });
   });
 
   it('the app menu and the tray follow the language setting', async () => {

@@ -100,6 +100,9 @@ export function createElectronShim(paths: { userData: string; logs: string; appP
     webRequest: { onHeadersReceived: (h: unknown) => rec('onHeadersReceived', h) },
   };
   const trays: { tooltip: string; menu: unknown }[] = [];
+  /** Paths the next native file dialogs "choose" (none left: the dialog is cancelled). */
+  const dialogAnswers: string[] = [];
+  const chosen = () => dialogAnswers.shift();
 
   const electron = {
     app,
@@ -125,7 +128,11 @@ export function createElectronShim(paths: { userData: string; logs: string; appP
     },
     shell: { openExternal: async (u: string) => rec('openExternal', u), openPath: async (p: string) => rec('openPath', p) },
     clipboard: { writeText: (t: string) => rec('clipboard', t) },
+    dialog: {
+      showOpenDialog: async (...a: unknown[]) => { rec('showOpenDialog', ...a); const f = chosen(); return { canceled: !f, filePaths: f ? [f] : [] }; },
+      showSaveDialog: async (...a: unknown[]) => { rec('showSaveDialog', ...a); const f = chosen(); return { canceled: !f, filePath: f }; },
+    },
     Notification: Object.assign(class { show() {} }, { isSupported: () => false }),
   };
-  return { electron, calls, windows, handlers, protocolHandlers, ses, trays, get quitRequests() { return quitRequests; }, get exited() { return exited; } };
+  return { electron, calls, windows, handlers, protocolHandlers, ses, trays, dialogAnswers, get quitRequests() { return quitRequests; }, get exited() { return exited; } };
 }

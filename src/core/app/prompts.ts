@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GpuDeskError } from '../errors';
 import { escapeServerText } from '../serverText';
+import type { HandlersOf } from '../../shared/contract';
 import type { PromptRequest, PromptView } from '../../shared/models';
 
 export type PromptAnswer =
@@ -26,6 +27,10 @@ export class PromptBroker {
     private readonly emit: (req: PromptRequest) => void,
     private readonly emitCancel: (promptId: string) => void,
   ) {}
+
+  handlers(): HandlersOf<'prompts'> {
+    return { 'prompts.answer': async ({ promptId, answer }) => this.answer(promptId, answer) };
+  }
 
   ask(connectionId: string, raw: PromptView): Promise<PromptAnswer> {
     const promptId = randomBytes(12).toString('base64url');

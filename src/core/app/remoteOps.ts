@@ -1,4 +1,5 @@
 import type { SshSession } from '../ssh/types';
+import { applyPlan, buildSetupPlan, killSession, listSessions, newOneTimePassword, probeServer, queryGpus, remoteOptRootFrom, sessionEndpoint, startSession } from '../remote';
 import type { SessionEndpoint } from '../remote/vncSessions';
 import type { ApplyResult, PlanProgress, ServerReport, SetupPlan, StartedSession, VncSessionInfo, GpuInfo } from '../remote/types';
 
@@ -26,4 +27,26 @@ export interface RemoteOps {
   endpoint(s: SshSession, display: number): Promise<SessionEndpoint>;
   plan(s: SshSession, opts?: SetupOptions): Promise<SetupPlan>;
   apply(s: SshSession, plan: SetupPlan, opts: { sudoPassword: string | null; onProgress(p: PlanProgress): void }): Promise<ApplyResult>;
+}
+
+export interface RemoteOpsOptions {
+  /** Install prefix of VirtualGL/TurboVNC on the server (default: GPU_DESK_REMOTE_OPT_ROOT, else /opt, as the CLI reads it). */
+  optRoot?: string;
+}
+
+/** src/core/remote behind the app's seam: the same functions, and the same opt root, as the CLI's commands. */
+export function remoteOps(opts: RemoteOpsOptions = {}): RemoteOps {
+  const optRoot = opts.optRoot ?? remoteOptRootFrom(process.env);
+  return {
+    probe: (s) => probeServer(s, { optRoot }),
+    // One cheap nvidia-smi call: the GPU cards poll it about once a second over the open connection.
+    gpus: (s) => queryGpus(s),
+    listSessions: (s) => listSessions(s, { optRoot }),
+    startSession: (s, o) => startSession(s, { ...o, optRoot }),
+    killSession: (s, display) => killSession(s, display, { optRoot }),
+    oneTimePassword: (s, display) => newOneTimePassword(s, display, { optRoot }),
+    endpoint: (s, display) => sessionEndpoint(s, display, { optRoot }),
+    plan: async (s, o) => buildSetupPlan(await probeServer(s, { optRoot }), { optRoot, ...o }),
+    apply: (s, plan, o) => applyPlan(s, plan, { sudoPassword: o.sudoPassword ?? undefined, onProgress: o.onProgress }),
+  };
 }

@@ -1,6 +1,6 @@
 import { importSshConfig, readSshConfigCandidates } from '../profiles/sshConfigImport';
 import type { ProfileStore } from '../profiles/profileStore';
-import type { Profile, SshConfigHost, SshImportResult } from '../../shared/models';
+import type { SshConfigHost, SshImportResult } from '../../shared/models';
 
 /** The Host entries the import dialog offers, marked when a profile of that name exists. */
 export async function listSshConfigHosts(store: ProfileStore, file?: string): Promise<SshConfigHost[]> {
@@ -20,5 +20,5 @@ export async function listSshConfigHosts(store: ProfileStore, file?: string): Pr
 
 export async function importSshConfigHosts(store: ProfileStore, aliases: string[], file?: string): Promise<SshImportResult> {
   const r = await importSshConfig(store, { file, only: aliases });
-  return { added: r.added as Profile[], skipped: r.skipped, warnings: r.warnings };
+  return { added: r.added, skipped: r.skipped, warnings: r.warnings };
 }

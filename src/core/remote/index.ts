@@ -1,6 +1,6 @@
 /** What the CLI, the Electron main process and the IPC contract use from the remote-server area. */
 export { shellQuote, shellCommand } from './shellQuote';
-export { probeServer, queryGpus, buildReport, bestVideoEncoder, type ProbeOptions } from './probe';
+export { probeServer, probeVideo, queryGpus, buildReport, bestVideoEncoder, remoteOptRootFrom, type ProbeOptions } from './probe';
 export { computeFindings } from './findings';
 export { buildSetupPlan, formatPlan, chooseBackend, type PlanOptions } from './setupPlan';
 export { applyPlan, checkPlan, type ApplyOptions } from './planRunner';

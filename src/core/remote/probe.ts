@@ -67,6 +67,11 @@ export async function probeVideo(session: SshSession): Promise<VideoInfo> {
 }
 
 /** Just the GPUs, for live monitoring (one cheap nvidia-smi call; [] when there is no driver). */
+/** Where VirtualGL/ and TurboVNC/ live on the server (default /opt, where their packages install; tests point it elsewhere to stand for a server without them). */
+export function remoteOptRootFrom(env: Record<string, string | undefined>): string {
+  return env.GPU_DESK_REMOTE_OPT_ROOT || '/opt';
+}
+
 export async function queryGpus(session: SshSession): Promise<GpuInfo[]> {
   const r = await session.exec(
     `command -v nvidia-smi >/dev/null 2>&1 && ${shellCommand(['nvidia-smi', NVIDIA_SMI_QUERY, '--format=csv,noheader,nounits'])}`,

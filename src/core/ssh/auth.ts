@@ -15,6 +15,9 @@ export interface AuthPlanInput {
   callbacks: ConnectCallbacks;
   /** Remembered between reconnects of one connection; never written anywhere. */
   memory: AuthMemory;
+  /** This hop's place in the chain, told to every question it asks. */
+  hop?: number;
+  isTarget?: boolean;
   log: (line: string) => void;
 }
 
@@ -79,6 +82,7 @@ function isEncryptedKeyError(e: Error): boolean {
 export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthHandlerMiddleware {
   const { endpoint, callbacks, memory, log } = input;
   const username = endpoint.user;
+  const asking = { user: username, host: endpoint.host, hop: input.hop ?? 0, isTarget: input.isTarget ?? true };
   const queue: { method: AuthenticationType; attempt: Attempt }[] = [];
 
   if (input.agent) {
@@ -127,7 +131,7 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
           username,
           prompt: (name: string, instructions: string, _lang: string, prompts: { prompt: string; echo?: boolean }[], finish: (answers: string[]) => void) => {
             if (!prompts.length) return finish([]);
-            ask({ name: clean(name), instructions: clean(instructions), prompts: prompts.map((p) => ({ prompt: clean(p.prompt), echo: !!p.echo })) }).then(
+            ask({ ...asking, name: clean(name), instructions: clean(instructions), prompts: prompts.map((p) => ({ prompt: clean(p.prompt), echo: !!p.echo })) }).then(
               (answers) => {
                 for (const a of answers ?? []) {
                   registerSecret(a);
@@ -147,7 +151,7 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
     attempt: async () => {
       let pw = memory.password;
       if (pw === undefined && callbacks.askPassword) {
-        pw = (await callbacks.askPassword({ user: username, host: endpoint.host })) ?? undefined;
+        pw = (await callbacks.askPassword(asking)) ?? undefined;
       }
       if (pw === undefined) return null;
       registerSecret(pw);

@@ -168,6 +168,8 @@ export class SshConnection extends EventEmitter implements SshSession {
         callbacks,
         memory: this.memories[index],
         log: this.log,
+        hop: index,
+        isTarget,
       },
       report,
     );

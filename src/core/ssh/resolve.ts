@@ -57,8 +57,10 @@ function resolveHop(spec: string, config: SshConfig | null, overrides: HopOverri
   const user = d.user ?? overrides.user ?? hc.user ?? os.userInfo().username;
   const ctx = { host: d.host, hostName, port, user };
   const explicit = overrides.identityFiles ?? [];
-  let identityFiles = [...explicit.map((f) => path.resolve(f)), ...(overrides.onlyGivenKeys ? [] : finishIdentityFiles(hc.identityFiles, ctx))];
-  if (!hc.identitiesOnly && !overrides.onlyGivenKeys && !identityFiles.length) identityFiles = defaultIdentityFiles();
+  // An empty list given is "no key files" (ssh's IdentityFile none), not "none given": no defaults either.
+  const noFiles = overrides.identityFiles !== undefined && overrides.identityFiles.length === 0;
+  let identityFiles = noFiles ? [] : [...explicit.map((f) => path.resolve(f)), ...(overrides.onlyGivenKeys ? [] : finishIdentityFiles(hc.identityFiles, ctx))];
+  if (!noFiles && !hc.identitiesOnly && !overrides.onlyGivenKeys && !identityFiles.length) identityFiles = defaultIdentityFiles();
   identityFiles = [...new Set(identityFiles)];
   for (const f of explicit) {
     if (!fs.existsSync(f)) {

@@ -24,7 +24,17 @@ export interface HostKeyPrompt {
   hop: number;
 }
 
-export interface KeyboardInteractivePrompt {
+/** Which server asks: a jump host's questions are its own, never the target's. */
+export interface AskingHop {
+  user: string;
+  host: string;
+  /** 0 = the first jump host (or the target when there is none). */
+  hop: number;
+  /** The destination itself, the hop a profile's password belongs to. */
+  isTarget: boolean;
+}
+
+export interface KeyboardInteractivePrompt extends Partial<AskingHop> {
   name: string;
   instructions: string;
   prompts: { prompt: string; echo: boolean }[];
@@ -37,7 +47,7 @@ export interface ConnectCallbacks {
   /** Passphrase for an encrypted private key; null cancels that key. */
   askPassphrase?(p: { keyLabel: string }): Promise<string | null>;
   /** Password for user@host; null skips password auth. */
-  askPassword?(p: { user: string; host: string }): Promise<string | null>;
+  askPassword?(p: { user: string; host: string } & Partial<AskingHop>): Promise<string | null>;
   /** Keyboard-interactive (2FA): one answer per prompt; null cancels. */
   keyboardInteractive?(p: KeyboardInteractivePrompt): Promise<string[] | null>;
   /** What OpenSSH would print as a warning (a host key saved by accept-new, a setting overridden). */

@@ -52,6 +52,7 @@ export function App({ api }: { api: GpuDeskApi }) {
     const offs = [
       api.on('connection.state', (c) => setConnections((cs) => (c.state === 'closed' ? cs.filter((x) => x.id !== c.id).concat(c) : [...cs.filter((x) => x.id !== c.id), c]))),
       api.on('tunnels.changed', setTunnels),
+      api.on('profiles.changed', setProfiles),
       api.on('clusters.job', (j) => putJobs([j])),
     ];
     return () => offs.forEach((o) => o());

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -102,6 +103,33 @@ describe('gpu-desk tunnel (real CLI process, real sshd + Xvnc)', () => {
     expect(seen.join('\n')).toMatch(new RegExp(`Forward 127\\.0\\.0\\.1:\\d+ → 127\\.0\\.0\\.1:${bed.port}`));
     r.proc.kill('SIGTERM');
     expect(await r.exit).toBe(0);
+  });
+
+  it('a forward that answers HTTP gets its browser address whatever its port (asked through the forward, as the app asks); one that does not gets none', async () => {
+    const kh = path.join(makeTempDir('gd-kh-'), 'known_hosts');
+    fs.writeFileSync(kh, bed.knownHostsLine + '\n');
+    const web = http.createServer((_q, res) => res.end('a dev server'));
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', () => r()));
+    const webPort = (web.address() as net.AddressInfo).port;
+    try {
+      const r = cli(['tunnel', ...base(['-L', `0:127.0.0.1:${webPort}`, '-L', `0:127.0.0.1:${bed.port}`, '--known-hosts', kh])]);
+      const seen: string[] = [];
+      for (;;) {
+        const { value, done } = await r.lines.next();
+        if (done) break;
+        seen.push(value);
+        if (value.includes('Ctrl+C')) break;
+      }
+      const toWeb = seen.find((l) => l.includes(`→ 127.0.0.1:${webPort} `));
+      const toSshd = seen.find((l) => l.includes(`→ 127.0.0.1:${bed.port} `));
+      expect(toWeb).toMatch(/^Forward 127\.0\.0\.1:(\d+) → .* http:\/\/127\.0\.0\.1:\1\/$/);
+      expect(toSshd).toBeDefined();
+      expect(toSshd).not.toContain('http://');
+      r.proc.kill('SIGTERM');
+      expect(await r.exit).toBe(0);
+    } finally {
+      web.close();
+    }
   });
 
   it('reports reconnecting and ready when sshd dies and comes back, on the same local port', async () => {

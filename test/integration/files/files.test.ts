@@ -8,7 +8,7 @@ import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import { GpuDeskError } from '../../../src/core/errors';
 import { defaultUploadFolder, downloadToFolder, listFolder, uploadToFolder, WRITE_CHUNK } from '../../../src/core/files';
-import { FileTransfers } from '../../../src/core/app/fileTransfers';
+import { FileTransfers } from '../../../src/core/app/services/files';
 
 let bed: SshdBed;
 let conn: SshConnection;

@@ -8,7 +8,7 @@ import { installAndVerify, installPublicKey, removePublicKeyFromServer } from '.
 import { keychainKeySource } from '../../../src/core/keychain/keySource';
 import { KeyStore } from '../../../src/core/keychain/keyStore';
 import { ProfileStore } from '../../../src/core/profiles/profileStore';
-import { profileConnectOptions } from '../../../src/core/profiles/connectOptions';
+import { savedProfileConnectOptions } from '../../../src/core/profiles/connectOptions';
 import { shellQuote } from '../../../src/core/remote/shellQuote';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import type { ConnectOptions, SshSession } from '../../../src/core/ssh/types';
@@ -115,7 +115,7 @@ describe('keys on a real server', () => {
 
     // Connect with the keychain key through a saved profile, and tunnel a real VNC display.
     await profiles.add({ name: 'bed', host: '127.0.0.1', port: bed.port, user: bed.user, auth: { kind: 'keychain-key', key: 'bedkey' } });
-    const fromProfile = await profileConnectOptions(await profiles.get('bed'), { keys, secrets });
+    const fromProfile = await savedProfileConnectOptions(await profiles.get('bed'), { keys, secrets });
     const conn = await connect({ ...fromProfile, onlyGivenKeys: true });
     const tm = new TunnelManager(conn);
     const t = await tm.openDisplay(xvnc.display);

@@ -1,5 +1,5 @@
 import { connectSsh, type SshConnection } from '../../ssh/connection';
-import { probeServer } from '../../remote/probe';
+import { probeServer, remoteOptRootFrom } from '../../remote/probe';
 import { formatReport } from '../../remote/reportText';
 import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
@@ -7,9 +7,9 @@ import { registerCommand } from '../registry';
 import { withConnection } from '../withConnection';
 import { connectOptionsFromFlags, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
 
-/** Where VirtualGL/ and TurboVNC/ live on the server (default /opt, where their packages install; tests point it elsewhere to stand for a server without them). */
+/** Where VirtualGL/ and TurboVNC/ live on the server: the same setting the app reads (remoteOptRootFrom). */
 export function remoteOptRoot(io: CliIo): string {
-  return io.env.GPU_DESK_REMOTE_OPT_ROOT || '/opt';
+  return remoteOptRootFrom(io.env);
 }
 
 /** One SSH connection for a one-shot remote command (no reconnect: a drop ends the command with an error). */

@@ -6,7 +6,7 @@ import { createKeytarStore } from '../../keychain/keytarStore';
 import { forgetPassword, savePassword } from '../../keychain/passwords';
 import type { SecretStore } from '../../keychain/secretStore';
 import { appPaths } from '../../profiles/appPaths';
-import { profileConnectOptions } from '../../profiles/connectOptions';
+import { savedProfileConnectOptions } from '../../profiles/connectOptions';
 import { exportProfiles, exportProfilesToFile, importProfilesFromFile } from '../../profiles/exchange';
 import { ProfileStore, type NewProfile } from '../../profiles/profileStore';
 import { NAME_RE, VIEWER_ENCODINGS, type Profile, type ProfileAuth } from '../../profiles/schema';
@@ -281,7 +281,7 @@ setDestinationResolver(async (destination, io) => {
   }
   if (!p) return null;
   return {
-    ...(await profileConnectOptions(p, { keys, secrets })),
+    ...(await savedProfileConnectOptions(p, { keys, secrets })),
     defaults: {
       display: p.display.number,
       forwards: p.forwards.map((f) => ({ localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort })),

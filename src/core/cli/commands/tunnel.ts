@@ -7,6 +7,7 @@ import { connectSsh, type SshConnection } from '../../ssh/connection';
 import type { ConnectionStateEvent } from '../../ssh/types';
 import { displayToPort, parseForwardSpec, type ForwardSpec } from '../../tunnels/forwardSpec';
 import { TunnelManager } from '../../tunnels/tunnelManager';
+import { speaksHttp } from '../../tunnels/httpCheck';
 import { sessionEndpoint } from '../../remote/vncSessions';
 import type { TunnelInfo } from '../../tunnels/tunnel';
 import { jsonText, writeLine, type CliIo } from '../io';
@@ -40,9 +41,8 @@ const help = [
   '  gpu-desk tunnel me@gpu-server --display 1 -L 6006:localhost:6006',
 ].join('\n');
 
-function isHttpPort(port: number): boolean {
-  return [80, 443, 3000, 5000, 6006, 8000, 8080, 8501, 8787, 8888, 8889].includes(port);
-}
+/** How long the listing waits for a forward to answer HTTP (a silent service must not hold up "Press Ctrl+C" for long). */
+const HTTP_CHECK_MS = 3000;
 
 async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs('tunnel', args, {
@@ -130,7 +130,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     throw e;
   }
 
-  const announce = () => {
+  const announce = async () => {
     const fwd = extra.map((t) => ({ local: `127.0.0.1:${t.localPort}`, remote: `${t.remoteHost}:${t.remotePort}` }));
     if (main && link) {
       emit({ event: 'listening', local: `127.0.0.1:${main.localPort}`, job: link.info.jobId, node: link.info.node, display: main.display, mode: link.mode, why: link.why, otp });
@@ -150,8 +150,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
       human(`Display :${main.display} is on 127.0.0.1:${main.localPort}${via}. Point a VNC viewer at it:`);
       human(`  vncviewer 127.0.0.1::${main.localPort}        (TigerVNC / TurboVNC; RealVNC: 127.0.0.1:${main.localPort})`);
     }
-    for (const t of extra) {
-      const url = isHttpPort(t.remotePort) ? `   http://127.0.0.1:${t.localPort}/` : '';
+    // Asked through each forward, as the app asks: a web service on any port gets its address.
+    const web = json ? extra.map(() => false) : await Promise.all(extra.map((t) => speaksHttp(t.localPort, HTTP_CHECK_MS)));
+    for (const [i, t] of extra.entries()) {
+      const url = web[i] ? `   http://127.0.0.1:${t.localPort}/` : '';
       human(`Forward 127.0.0.1:${t.localPort} → ${t.remoteHost}:${t.remotePort} on the server${url}`);
     }
     human('Press Ctrl+C to close the tunnel.');
@@ -194,7 +196,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       void finish(0, `job ended: ${st.endedWhy ?? st.state}`);
     });
     // Only now say "ready": a script that reacts to it with SIGTERM must find the handler installed.
-    announce();
+    void announce();
     watcher?.start();
   });
 }

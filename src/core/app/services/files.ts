@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { SFTPWrapper } from 'ssh2';
-import { GpuDeskError } from '../errors';
-import { ChunkQueue, checkFileName, defaultUploadFolder, downloadToFolder, fileExistsError, listFolder, remoteExists, uploadToFolder } from '../files';
-import { channelOpen, unlink } from '../files/sftpOps';
-import type { Emit, Handlers, ParsedInput } from '../../shared/contract';
-import type { UploadTicket } from '../../shared/models';
+import { GpuDeskError } from '../../errors';
+import { ChunkQueue, checkFileName, defaultUploadFolder, downloadToFolder, fileExistsError, listFolder, remoteExists, uploadToFolder } from '../../files';
+import { channelOpen, unlink } from '../../files/sftpOps';
+import type { Emit, HandlersOf, ParsedInput } from '../../../shared/contract';
+import type { UploadTicket } from '../../../shared/models';
 import path from 'node:path';
 
 interface Upload {
@@ -56,7 +56,7 @@ export class FileTransfers {
     return sftp;
   }
 
-  handlers(): Pick<Handlers, 'files.list' | 'files.uploadStart' | 'files.uploadChunk' | 'files.uploadFinish' | 'files.uploadCancel' | 'files.download'> {
+  handlers(): HandlersOf<'files'> {
     return {
       'files.list': async ({ connectionId, path: p }) => {
         const sftp = await this.sftp(connectionId);

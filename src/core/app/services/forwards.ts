@@ -1,0 +1,128 @@
+import { GpuDeskError } from '../../errors';
+import type { Emit, HandlersOf } from '../../../shared/contract';
+import type { ForwardSpec, ForwardView } from '../../../shared/models';
+import type { LiveConnection } from './connections';
+import type { HttpChecks } from './httpChecks';
+
+interface Forward {
+  connectionId: string;
+}
+
+export interface ForwardsDeps {
+  emit: Emit;
+  connections: { ready(connectionId: string): LiveConnection; all(): LiveConnection[] };
+  /** Whether each forward speaks HTTP (one cache for the app, cleared with its connection). */
+  http: HttpChecks;
+}
+
+/** forwards.*: local forwards opened on their own or beside the viewer, each with whether it speaks HTTP. */
+export class Forwards {
+  /** Forward (tunnel) id → its connection. */
+  private readonly forwards = new Map<string, Forward>();
+
+  constructor(private readonly deps: ForwardsDeps) {}
+
+  handlers(): HandlersOf<'forwards'> {
+    return {
+      'forwards.list': async () => this.views(),
+      'forwards.open': ({ connectionId, forwards }) => this.open(connectionId, forwards),
+      'forwards.check': async ({ forwardId }) => {
+        const f = this.byId(forwardId);
+        await this.check(this.connection(f.connectionId)!, forwardId);
+        return this.views().find((v) => v.id === forwardId)!;
+      },
+      'forwards.close': async ({ forwardId }) => {
+        const f = this.byId(forwardId);
+        this.forwards.delete(forwardId);
+        this.deps.http.drop(f.connectionId, forwardId);
+        await this.connection(f.connectionId)?.tunnels.close(forwardId);
+        this.deps.emit('forwards.changed', this.views());
+      },
+    };
+  }
+
+  /** Same local ports after a reconnect; whether the services still answer is asked again. */
+  recheck(c: LiveConnection): void {
+    for (const [id, f] of this.forwards) if (f.connectionId === c.id) void this.check(c, id);
+  }
+
+  /** The connection is closing: its forwards go with its listeners. */
+  forget(connectionId: string): void {
+    for (const [id, f] of [...this.forwards]) if (f.connectionId === connectionId) this.forwards.delete(id);
+  }
+
+  announce(): void {
+    this.deps.emit('forwards.changed', this.views());
+  }
+
+  async open(connectionId: string, specs?: ForwardSpec[]): Promise<ForwardView[]> {
+    const c = this.deps.connections.ready(connectionId);
+    const wanted = specs ?? c.profile.forwards;
+    const ids: string[] = [];
+    const opened: string[] = [];
+    try {
+      for (const spec of wanted) {
+        const same = [...this.forwards].find(([id, f]) => {
+          const i = f.connectionId === connectionId ? c.tunnels.get(id)?.info : undefined;
+          return i && i.remoteHost === spec.remoteHost && i.remotePort === spec.remotePort && (spec.localPort === 0 || i.localPort === spec.localPort);
+        })?.[0];
+        if (same) {
+          ids.push(same);
+          continue;
+        }
+        const info = await c.tunnels.openForward({ localPort: spec.localPort, remoteHost: spec.remoteHost, remotePort: spec.remotePort });
+        this.forwards.set(info.id, { connectionId });
+        ids.push(info.id);
+        opened.push(info.id);
+      }
+    } catch (e) {
+      for (const id of opened) {
+        this.forwards.delete(id);
+        await c.tunnels.close(id);
+      }
+      throw e;
+    }
+    this.deps.emit('forwards.changed', this.views());
+    await Promise.all(ids.map((id) => this.check(c, id)));
+    return this.views().filter((v) => ids.includes(v.id));
+  }
+
+  private connection(connectionId: string): LiveConnection | undefined {
+    return this.deps.connections.all().find((c) => c.id === connectionId);
+  }
+
+  private byId(forwardId: string): Forward {
+    const f = this.forwards.get(forwardId);
+    if (!f || !this.connection(f.connectionId)) throw new GpuDeskError('BAD_ARGUMENT', 'That forward is closed', 'open the server\'s forwards again');
+    return f;
+  }
+
+  private views(): ForwardView[] {
+    const out: ForwardView[] = [];
+    for (const c of this.deps.connections.all()) {
+      for (const [id, f] of this.forwards) {
+        if (f.connectionId !== c.id) continue;
+        const info = c.tunnels.get(id)?.info;
+        if (!info) continue;
+        const http = this.deps.http.state(c.id, id) ?? 'checking';
+        out.push({
+          id,
+          connectionId: c.id,
+          localHost: info.localHost,
+          localPort: info.localPort,
+          remoteHost: info.remoteHost,
+          remotePort: info.remotePort,
+          http,
+          url: http === 'yes' ? `http://127.0.0.1:${info.localPort}/` : null,
+        });
+      }
+    }
+    return out;
+  }
+
+  private async check(c: LiveConnection, id: string): Promise<void> {
+    const info = c.tunnels.get(id)?.info;
+    if (!info) return;
+    await this.deps.http.check(c.id, id, info.localPort, () => this.deps.emit('forwards.changed', this.views()));
+  }
+}

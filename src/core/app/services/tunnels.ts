@@ -1,0 +1,210 @@
+import { GpuDeskError, registerSecret } from '../../errors';
+import { openJobTunnel, runningDesktopJob, type JobTunnel } from '../../cluster/jobTunnel';
+import type { Emit, HandlersOf, ParsedInput } from '../../../shared/contract';
+import type { SavedTunnelView, TunnelView } from '../../../shared/models';
+import type { RemoteOps } from '../remoteOps';
+import { viewerCommands } from '../tunnelInfo';
+import type { LiveConnection } from './connections';
+import type { HttpChecks } from './httpChecks';
+
+type OpenJobTunnel = JobTunnel & { jobId: string; release: () => void };
+
+interface TunnelState {
+  /** Display tunnel id → the forwards opened with it. */
+  forwardTunnels: Map<string, string[]>;
+  /** Tunnel-only mode to a job's desktop (tunnel id → it), each over its own link to the node. */
+  jobTunnels: Map<string, OpenJobTunnel>;
+}
+
+export interface TunnelsDeps {
+  remote: RemoteOps;
+  emit: Emit;
+  connections: {
+    ready(connectionId: string): LiveConnection;
+    all(): LiveConnection[];
+    openAndWait(profileId: string, timeoutMs: number): Promise<LiveConnection>;
+  };
+  /** The profile's saved forwards beside a saved tunnel. */
+  openForwards(connectionId: string): Promise<unknown>;
+  /** Whether each forward speaks HTTP (one cache for the app, cleared with its connection). */
+  http: HttpChecks;
+}
+
+/** tunnels.*: tunnel-only mode, a display (or a job's desktop) on a local port with its forwards. */
+export class Tunnels {
+  private readonly state = new Map<string, TunnelState>();
+
+  constructor(private readonly deps: TunnelsDeps) {}
+
+  handlers(): HandlersOf<'tunnels'> {
+    return {
+      'tunnels.list': async () => this.views(),
+      'tunnels.open': (i) => this.open(i),
+      'tunnels.close': async ({ tunnelId }) => {
+        for (const c of this.deps.connections.all()) {
+          const s = this.of(c.id);
+          const jt = s.jobTunnels.get(tunnelId);
+          if (jt) await this.closeJobTunnel(s, tunnelId, jt);
+          const t = c.tunnels.get(tunnelId);
+          if (!t) continue;
+          for (const fid of s.forwardTunnels.get(tunnelId) ?? []) {
+            this.deps.http.drop(c.id, fid);
+            await c.tunnels.close(fid);
+          }
+          s.forwardTunnels.delete(tunnelId);
+          await c.tunnels.close(tunnelId);
+        }
+        this.deps.emit('tunnels.changed', await this.views());
+      },
+      'tunnels.openSaved': ({ profileId, jobId }) => this.openSaved(profileId, jobId),
+    };
+  }
+
+  /** The connection is closing: its job tunnels go (the display tunnels go with its listeners). */
+  async forget(connectionId: string): Promise<void> {
+    const s = this.state.get(connectionId);
+    this.state.delete(connectionId);
+    for (const [tid, jt] of [...(s?.jobTunnels ?? [])]) await this.closeJobTunnel(s!, tid, jt);
+  }
+
+  /** Same local ports after a reconnect; whether the services behind the forwards answer is asked again. */
+  recheck(c: LiveConnection): void {
+    for (const fids of this.state.get(c.id)?.forwardTunnels.values() ?? []) this.checkHttp(c, fids);
+  }
+
+  /** Asked beside the tunnel (a silent service must not hold up its listing); each answer is announced. */
+  private checkHttp(c: LiveConnection, fids: string[]): void {
+    for (const fid of fids) {
+      const port = c.tunnels.get(fid)?.info.localPort;
+      if (port !== undefined) void this.deps.http.check(c.id, fid, port, () => void this.announce());
+    }
+  }
+
+  /** Tells the windows and the tray what is open now. */
+  async announce(): Promise<void> {
+    this.deps.emit('tunnels.changed', await this.views());
+  }
+
+  private of(connectionId: string): TunnelState {
+    let s = this.state.get(connectionId);
+    if (!s) {
+      s = { forwardTunnels: new Map(), jobTunnels: new Map() };
+      this.state.set(connectionId, s);
+    }
+    return s;
+  }
+
+  private async open({ connectionId, display, localPort, forwards }: ParsedInput<'tunnels.open'>): Promise<TunnelView> {
+    const c = this.deps.connections.ready(connectionId);
+    const at = await this.deps.remote.endpoint(c.conn, display);
+    const info = await c.tunnels.openDisplay(display, { localPort, ...(at.kind === 'unix' ? { remoteSocket: at.path } : { remoteHost: at.host }) });
+    const fids: string[] = [];
+    try {
+      for (const f of forwards ?? c.profile.forwards) fids.push((await c.tunnels.openForward({ localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort })).id);
+    } catch (e) {
+      for (const fid of fids) await c.tunnels.close(fid);
+      await c.tunnels.close(info.id);
+      throw e;
+    }
+    this.of(connectionId).forwardTunnels.set(info.id, fids);
+    this.checkHttp(c, fids);
+    const views = await this.views();
+    this.deps.emit('tunnels.changed', views);
+    return views.find((v) => v.id === info.id)!;
+  }
+
+  /**
+   * Tunnel-only mode from the tray: the saved display (else the first running desktop) and the saved
+   * forwards; for a cluster, the desktop of the user's running job (the one, or the one asked for).
+   */
+  private async openSaved(profileId: string, jobId?: string): Promise<SavedTunnelView> {
+    const c = await this.deps.connections.openAndWait(profileId, 120_000);
+    if (c.profile.kind === 'cluster') return this.openJob(c, jobId);
+    if (jobId !== undefined) throw new GpuDeskError('NOT_A_CLUSTER', `"${c.profile.name}" is a server profile, not a cluster: it has no jobs`, 'open its tunnel without a job');
+    let display = c.profile.display.number;
+    if (display === undefined) {
+      const sessions = await this.deps.remote.listSessions(c.conn);
+      if (!sessions.length) throw new GpuDeskError('VNC_SESSION_FAILED', `No desktop is running on ${c.label}`, 'start one from the server page (Desktops), then open the tunnel again');
+      display = sessions[0].display;
+    }
+    const existing = (await this.views()).find((t) => t.connectionId === c.id && t.display === display);
+    if (existing) return existing;
+    return this.open({ connectionId: c.id, display, forwards: [] }).then(async (t) => {
+      if (c.profile.forwards.length) await this.deps.openForwards(c.id);
+      return t;
+    });
+  }
+
+  /** The same tunnel-only mode as `gpu-desk tunnel <cluster> --job ID`, with a one-time password for the viewer. */
+  private async openJob(c: LiveConnection, jobId?: string): Promise<SavedTunnelView> {
+    const job = await runningDesktopJob(c.conn, c.profile.name, jobId);
+    const s = this.of(c.id);
+    let tid = [...s.jobTunnels].find(([, jt]) => jt.jobId === job.jobId)?.[0];
+    if (!tid) {
+      const jt = await openJobTunnel(c.conn, c.options, job.jobId);
+      tid = jt.info.id;
+      s.jobTunnels.set(tid, { ...jt, jobId: job.jobId, release: () => {} });
+      s.forwardTunnels.set(tid, []);
+    }
+    const jt = s.jobTunnels.get(tid)!;
+    let otp: string;
+    try {
+      otp = await jt.link.oneTimePassword();
+    } catch (e) {
+      await this.closeJobTunnel(s, tid, jt);
+      throw e;
+    }
+    // Shown to the person for their viewer; kept out of logs and errors while the tunnel is open.
+    const release = registerSecret(otp);
+    const before = jt.release;
+    jt.release = () => { before(); release(); };
+    const views = await this.views();
+    this.deps.emit('tunnels.changed', views);
+    return { ...views.find((v) => v.id === tid)!, oneTimePassword: otp };
+  }
+
+  private async closeJobTunnel(s: TunnelState, tunnelId: string, jt: OpenJobTunnel): Promise<void> {
+    s.jobTunnels.delete(tunnelId);
+    s.forwardTunnels.delete(tunnelId);
+    jt.release();
+    await jt.close();
+  }
+
+  private async views(): Promise<TunnelView[]> {
+    const out: TunnelView[] = [];
+    for (const c of this.deps.connections.all()) {
+      const s = this.state.get(c.id);
+      if (!s) continue;
+      for (const [tid, fids] of s.forwardTunnels) {
+        const jt = s.jobTunnels.get(tid);
+        const t = (jt?.tunnels ?? c.tunnels).get(tid);
+        if (!t) continue;
+        const info = t.info;
+        const st = t.stats();
+        const forwards = [];
+        for (const fid of fids) {
+          const f = c.tunnels.get(fid)?.info;
+          if (!f) continue;
+          const http = this.deps.http.state(c.id, fid) === 'yes';
+          forwards.push({ kind: 'local' as const, localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort, url: http ? `http://127.0.0.1:${f.localPort}/` : null });
+        }
+        out.push({
+          id: tid,
+          connectionId: c.id,
+          localHost: info.localHost,
+          localPort: info.localPort,
+          display: info.display ?? info.remotePort - 5900,
+          remotePort: info.remotePort,
+          ...(info.remoteSocket ? { remoteSocket: info.remoteSocket } : {}),
+          ...(jt ? { ...(jt.link.info.socket ? { remoteSocket: jt.link.info.socket } : {}), job: { jobId: jt.jobId, node: jt.link.info.node, route: jt.link.mode } } : {}),
+          forwards,
+          bytesIn: st.bytesIn,
+          bytesOut: st.bytesOut,
+          clients: st.openConnections,
+          commands: viewerCommands(info.localHost, info.localPort),
+        });
+      }
+    }
+    return out;
+  }
+}

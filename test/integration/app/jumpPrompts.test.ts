@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppCore } from '../../../src/core/app/createAppCore';
+import type { RemoteOps } from '../../../src/core/app/remoteOps';
+import { savedPassword, savePassword } from '../../../src/core/keychain/passwords';
+import { ProfileStore } from '../../../src/core/profiles/profileStore';
+import type { ChannelHub } from '../../../src/core/vnc/channelHub';
+import type { PromptRequest } from '../../../src/shared/models';
+import { cleanupAll, registerCleanup, startSshd, type SshdBed } from '../../bed';
+import { memorySecrets } from '../../unit/app/services/fakes';
+
+/**
+ * Issue 34, finding 2: a password profile behind a jump host that offers only keyboard-interactive.
+ * The jump host listens on 127.0.0.2 so that its prompts can be told from the target's (127.0.0.1).
+ */
+
+let jump: SshdBed;
+let target: SshdBed;
+
+beforeAll(async () => {
+  [jump, target] = await Promise.all([
+    startSshd({ extraConfig: ['ListenAddress 127.0.0.2', 'AuthenticationMethods keyboard-interactive'] }),
+    startSshd(),
+  ]);
+}, 60_000);
+afterAll(cleanupAll);
+
+function core() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-jump-pw-'));
+  const secrets = memorySecrets();
+  const prompts: PromptRequest[] = [];
+  let answer: (p: PromptRequest) => unknown = () => null;
+  const c: AppCore = new AppCore({
+    profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
+    knownHostsFile: path.join(dir, 'known_hosts'),
+    settingsFile: path.join(dir, 'settings.json'),
+    hub: {} as ChannelHub,
+    channelBase: () => 'ws://127.0.0.1:1',
+    emit: (event, payload) => {
+      if (event !== 'prompt') return;
+      const p = payload as PromptRequest;
+      prompts.push(p);
+      const a = p.kind === 'hostKey' ? { kind: 'hostKey', decision: 'accept-once' } : p.kind === 'keyboardInteractive' ? { kind: 'answers', values: [answer(p)] } : { kind: 'secret', value: answer(p) };
+      setImmediate(() => void c.handlers()['prompts.answer']({ promptId: p.promptId, answer: a as never }).catch(() => {}));
+    },
+    remote: {} as RemoteOps,
+    shell: 'harness',
+    version: 'test',
+    secrets,
+    sshConfigPath: null,
+    userKnownHostsFiles: [],
+  });
+  registerCleanup(async () => {
+    await c.shutdown();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { core: c, secrets, prompts, answerWith: (f: (p: PromptRequest) => unknown) => { answer = f; } };
+}
+
+const profile = (name: string) => ({
+  name, host: '127.0.0.1', port: target.port, user: target.user, jumpHosts: [`${jump.user}@127.0.0.2:${jump.port}`],
+  auth: { kind: 'password' as const, remember: true },
+  display: {}, viewer: { quality: 6, compression: 2, encodings: ['tight' as const], scaling: 'fit' as const, adaptive: false }, forwards: [],
+});
+
+const asked = (prompts: PromptRequest[]) => prompts.filter((p) => p.kind !== 'hostKey').map((p) => (p.kind === 'password' ? `password ${p.user}@${p.host}` : p.kind === 'keyboardInteractive' ? `kbd ${p.name}` : p.kind));
+
+describe('a password profile behind a keyboard-interactive-only jump host (through the IPC handlers)', () => {
+  it('the remembered password is filled in for the target only: the jump host gets its own prompt, named for it', async (ctx) => {
+    if (!target.password) return ctx.skip();
+    const { core: c, secrets, prompts, answerWith } = core();
+    const h = c.handlers();
+    const p = await h['profiles.save']({ profile: profile('behind-jump') });
+    await savePassword(secrets, p.id, target.password);
+    answerWith(() => jump.password);
+    const conn = await h['connections.open']({ profileId: p.id });
+    expect(conn.state).toBe('ready');
+    expect(asked(prompts)).toEqual([`password ${jump.user}@127.0.0.2`]);
+  });
+
+  it("a password typed for the jump host is never remembered as the target's; each prompt names the server that asks", async (ctx) => {
+    if (!target.password) return ctx.skip();
+    const { core: c, secrets, prompts, answerWith } = core();
+    const h = c.handlers();
+    const p = await h['profiles.save']({ profile: profile('behind-jump-2') });
+    answerWith(() => target.password);
+    const conn = await h['connections.open']({ profileId: p.id });
+    expect(conn.state).toBe('ready');
+    expect(asked(prompts)).toEqual([`password ${jump.user}@127.0.0.2`, `password ${target.user}@127.0.0.1`]);
+    // Remembered: what the target accepted, typed at the target's own prompt.
+    expect(await savedPassword(secrets, p.id)).toBe(target.password);
+  });
+});
