@@ -39,13 +39,14 @@ import type {
   ViewerTicket,
 } from './models';
 import { LANGUAGE_CHOICES } from './language';
+import { JUMP_SPEC_RE, LOGIN_NAME_RE } from './loginNames';
 
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'id: letters, digits, _ . : - only');
 const text = (max: number) => z.string().max(max);
 const jobId = z.string().regex(/^\d{1,12}$/, 'job id: the number sbatch printed');
 // Host names, IPv4/IPv6 literals and ssh_config aliases; no whitespace or shell metacharacters.
 const host = z.string().min(1).max(255).regex(/^[A-Za-z0-9_.:%\-[\]]+$/, 'host: a name or address without spaces');
-const user = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.][A-Za-z0-9_.@-]*$/, 'user: a login name');
+const user = z.string().min(1).max(64).regex(LOGIN_NAME_RE, 'user: a login name');
 const port = z.number().int().min(1).max(65535);
 const display = z.number().int().min(0).max(99);
 const level = z.number().int().min(0).max(9);
@@ -60,7 +61,7 @@ const wm = z.string().max(64).regex(/^[A-Za-z0-9_.+-]*$/, 'window manager: a pro
 // Mirrors the profiles store's schema (src/core/profiles/schema.ts), which validates again with its
 // own messages; this one only keeps malformed or oversized input from reaching core at all.
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'name: 1–64 letters, digits, ".", "_" or "-"');
-const jumpHost = z.string().max(300).regex(/^[^\s;|&$`'"\\]+$/, 'jump host: [user@]host[:port]');
+const jumpHost = z.string().max(300).regex(JUMP_SPEC_RE, 'jump host: [user@]host[:port]');
 
 export const forwardSchema = z.strictObject({
   kind: z.literal('local'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JUMP_SPEC_RE, LOGIN_NAME_MESSAGE, LOGIN_NAME_RE } from '../../shared/loginNames';
 
 /**
  * The profiles file: servers and key metadata. It never holds a secret: private keys, passwords and
@@ -33,10 +34,10 @@ const userField = z
   .string()
   .min(1, 'user is empty')
   .max(64, 'user is longer than 64 characters')
-  .refine((s) => !/[\s@:]/.test(s) && !s.startsWith('-'), 'user must not contain spaces, "@" or ":" nor start with "-"');
+  .regex(LOGIN_NAME_RE, LOGIN_NAME_MESSAGE);
 
 /** "[user@]host[:port]" as OpenSSH's ProxyJump writes each hop. */
-export const JUMP_RE = /^(?:[^\s@:/-][^\s@:/]*@)?(?:\[[0-9A-Fa-f:.]+\]|[^\s@:/[\]-][^\s@:/[\]]*)(?::\d{1,5})?$/;
+export const JUMP_RE = JUMP_SPEC_RE;
 const jumpHost = z.string().regex(JUMP_RE, 'jump host must look like [user@]host[:port]');
 
 export const AUTH_KINDS = ['auto', 'agent', 'keychain-key', 'key-file', 'password'] as const;
