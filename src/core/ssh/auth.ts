@@ -5,6 +5,7 @@ import { utils } from 'ssh2';
 import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType } from 'ssh2';
 import { redactSecrets, registerSecret } from '../errors';
 import type { ConnectCallbacks, KeySource, SshEndpoint } from './types';
+import { keyTypeAccepted } from './algorithms';
 
 /** What one hop may authenticate with; secrets learned during the first login are kept in memory for reconnects. */
 export interface AuthPlanInput {
@@ -16,6 +17,8 @@ export interface AuthPlanInput {
   /** Remembered between reconnects of one connection; never written anywhere. */
   memory: AuthMemory;
   log: (line: string) => void;
+  /** PubkeyAcceptedAlgorithms assembled from ssh_config; keys of a type none of them covers are not offered. Default: all. */
+  pubkeyAlgorithms?: string[];
 }
 
 export interface AuthMemory {
@@ -80,6 +83,11 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
   const { endpoint, callbacks, memory, log } = input;
   const username = endpoint.user;
   const queue: { method: AuthenticationType; attempt: Attempt }[] = [];
+  const accepted = (keyType: string, label: string): boolean => {
+    if (!input.pubkeyAlgorithms || keyTypeAccepted(keyType, input.pubkeyAlgorithms)) return true;
+    report.notes.push(`${label}: a ${keyType} key, not offered (not in PubkeyAcceptedAlgorithms)`);
+    return false;
+  };
 
   if (input.agent) {
     const agent = input.agent;
@@ -100,6 +108,7 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
           report.notes.push(`${k.label}: unusable key (${parsed.message})`);
           continue;
         }
+        if (!accepted(parsed.type, k.label)) continue;
         if (k.passphrase) registerSecret(k.passphrase);
         report.tried.push(`publickey (${k.label})`);
         return { type: 'publickey', username, key: k.privateKey, passphrase: k.passphrase } as AnyAuthMethod;
@@ -192,6 +201,7 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
       report.notes.push(`identity file ${file}: not a private key ssh2 can read (${parsed.message})`);
       return null;
     }
+    if (!accepted(parsed.type, file)) return null;
     report.tried.push(`publickey (${file})`);
     return { type: 'publickey', username, key: data, passphrase } as AnyAuthMethod;
   }

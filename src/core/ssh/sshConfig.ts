@@ -26,6 +26,10 @@ export interface HostConfig {
   globalKnownHostsFiles?: string[];
   /** StrictHostKeyChecking; OpenSSH's `off` is `no`. */
   strictHostKeyChecking?: StrictHostKeyChecking;
+  /** HostKeyAlgorithms as written (`+`, `-`, `^` prefixes; see algorithms.ts assembleAlgorithms). */
+  hostKeyAlgorithms?: string;
+  /** PubkeyAcceptedAlgorithms (or its old name PubkeyAcceptedKeyTypes) as written. */
+  pubkeyAcceptedAlgorithms?: string;
 }
 
 export type StrictHostKeyChecking = 'yes' | 'no' | 'ask' | 'accept-new';
@@ -420,6 +424,8 @@ export function hostConfig(config: SshConfig | null, host: string): HostConfig {
     userKnownHostsFiles: files('userknownhostsfile'),
     globalKnownHostsFiles: files('globalknownhostsfile'),
     strictHostKeyChecking: strict === undefined ? undefined : STRICT_VALUES[strict],
+    hostKeyAlgorithms: one('hostkeyalgorithms'),
+    pubkeyAcceptedAlgorithms: one('pubkeyacceptedalgorithms') ?? one('pubkeyacceptedkeytypes'),
   };
 }
 
