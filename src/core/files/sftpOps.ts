@@ -23,6 +23,7 @@ export const stat = (s: SFTPWrapper, p: string) => call<Attributes>('reading', p
 export const realpath = (s: SFTPWrapper, p: string) => call<string>('resolving', p, (cb) => s.realpath(p, cb));
 export const readdir = (s: SFTPWrapper, p: string) => call<FileEntryWithStats[]>('listing', p, (cb) => s.readdir(p, cb));
 export const openFile = (s: SFTPWrapper, p: string, flags: 'wx' | 'r', mode: number) => call<Buffer>('creating', p, (cb) => s.open(p, flags, { mode }, cb));
+export const setMode = (s: SFTPWrapper, h: Buffer, p: string, mode: number) => call<void>('setting the permissions of', p, (cb) => s.fchmod(h, mode, (e) => cb(e, undefined)));
 export const closeFile = (s: SFTPWrapper, h: Buffer, p: string) => call<void>('closing', p, (cb) => s.close(h, (e) => cb(e, undefined)));
 export const unlink = (s: SFTPWrapper, p: string) => call<void>('removing', p, (cb) => s.unlink(p, (e) => cb(e, undefined)));
 
