@@ -6,6 +6,7 @@ import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType } from 's
 import { redactSecrets, registerSecret } from '../errors';
 import type { ConnectCallbacks, KeySource, SshEndpoint } from './types';
 import { keyTypeAccepted } from './algorithms';
+import { readKeyFile } from './keyFile';
 
 /** What one hop may authenticate with; secrets learned during the first login are kept in memory for reconnects. */
 export interface AuthPlanInput {
@@ -169,7 +170,7 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
   async function keyFileAttempt(file: string): Promise<AnyAuthMethod | null> {
     let data: Buffer;
     try {
-      data = fs.readFileSync(file);
+      data = readKeyFile(file);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' || !isDefaultIdentity(file)) report.notes.push(`identity file ${file}: ${code === 'ENOENT' ? 'not found' : (e as Error).message}`);
