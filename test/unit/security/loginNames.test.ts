@@ -96,3 +96,42 @@ describe('login names and jump specs (issue 34 medium 1)', () => {
     expect(resolveTarget({ destination: 'ok', appKnownHostsFile: '/dev/null', identityFiles: [], globalKnownHostsFiles: [] }, cfg).hops[0].knownHostsFiles.user).toEqual([path.join(dir, 'kh', 'ana')]);
   });
 });
+
+describe('profiles saved before the names were narrowed (issue 34 medium 1)', () => {
+  it('a saved profile whose user or jump host is now refused is set aside into an importable 0600 file; the others stay', async () => {
+    const file = path.join(dir, 'profiles.json');
+    const notices: string[] = [];
+    const good = new ProfileStore({ file, notice: (l) => notices.push(l) });
+    await good.add({ name: 'ok', host: 'gpu', user: 'ana' });
+    await good.add({ name: 'legacy', host: 'gpu', user: 'ana' });
+    await good.add({ name: 'legacyjump', host: 'gpu', jumpHosts: ['bastion'] });
+    // As an older gpu-desk could have written them (its schema took these).
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    doc.profiles[1].user = 'x$(touch${IFS}/tmp/p)';
+    doc.profiles[2].jumpHosts = ['x>({touch,p})@bastion'];
+    fs.writeFileSync(file, JSON.stringify(doc));
+    const store = new ProfileStore({ file, notice: (l) => notices.push(l) });
+    expect((await store.list()).map((p) => p.name)).toEqual(['ok']);
+    const aside = fs.readdirSync(dir).filter((f) => f.includes('.set-aside-'));
+    expect(aside).toHaveLength(1);
+    const asideFile = path.join(dir, aside[0]);
+    expect(fs.statSync(asideFile).mode & 0o777).toBe(0o600);
+    expect(notices).toEqual([
+      expect.stringMatching(/^profile "legacy" was set aside: its user is not a login name .*gpu-desk profiles import/),
+      expect.stringMatching(/^profile "legacyjump" was set aside: a jump host is not/),
+    ]);
+    // Read again: nothing more is set aside, the store file no longer holds them (its backup still does).
+    expect((await store.list()).map((p) => p.name)).toEqual(['ok']);
+    expect(notices).toHaveLength(2);
+    expect(fs.readFileSync(`${file}.bak`, 'utf8')).toContain('touch${IFS}');
+    // The set-aside file is an export: refused as it is, imported once fixed.
+    const { importProfiles } = await import('../../../src/core/profiles/exchange');
+    const text = fs.readFileSync(asideFile, 'utf8');
+    await expect(importProfiles(store, text)).rejects.toThrow(/user must be a login name/);
+    const fixed = JSON.parse(text);
+    fixed.profiles[0].user = 'ana';
+    fixed.profiles[1].jumpHosts = ['bastion'];
+    const r = await importProfiles(store, JSON.stringify(fixed));
+    expect(r.added.map((p) => p.name).sort()).toEqual(['legacy', 'legacyjump']);
+  });
+});
