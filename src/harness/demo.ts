@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { writeLaunchPage } from './launchPage';
 
 function has(cmd: string): boolean {
   return (process.env.PATH ?? '').split(':').some((d) => fs.existsSync(path.join(d, cmd)));
@@ -44,8 +45,11 @@ async function main(): Promise<void> {
     '  Ctrl+C stops everything.',
     '',
   ].join('\n'));
-  if (process.env.DISPLAY && has('xdg-open')) spawn('xdg-open', [url], { stdio: 'ignore', detached: true }).unref();
+  // The token never goes on xdg-open's command line (readable by every local user): a 0600 page carries it.
+  const launch = writeLaunchPage(home, url);
+  if (process.env.DISPLAY && has('xdg-open')) spawn('xdg-open', launch.argv, { stdio: 'ignore', detached: true }).unref();
   const stop = async () => {
+    fs.rmSync(launch.file, { force: true });
     await harness.close();
     await cleanupAll();
     process.exit(0);

@@ -41,6 +41,7 @@ import type {
 } from './models';
 import { LANGUAGE_CHOICES } from './language';
 import { authKindError, authSchema, displaySchema, forwardSchema, jobSettingsSchema, NAME_RE, profileObject, VIEWER_ENCODINGS, viewerSchema } from './profileSchema';
+import { JUMP_SPEC_RE, LOGIN_NAME_RE } from './loginNames';
 
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'id: letters, digits, _ . : - only');
 const jobId = z.string().regex(/^\d{1,12}$/, 'job id: the number sbatch printed');
@@ -64,8 +65,8 @@ const name = z.string().regex(NAME_RE, 'name: 1–64 letters, digits, ".", "_" o
 // a new profile) and with the boundary's limits on top: bounded lists, and host, user and jump-host
 // characters that no shell would treat specially.
 const hostChars = (s: z.ZodString) => s.regex(HOST_RE, 'host: a name or address without spaces');
-const userChars = (s: z.ZodString) => s.regex(/^[A-Za-z0-9_.][A-Za-z0-9_.@-]*$/, 'user: a login name');
-const jumpChars = (s: z.ZodString) => s.max(300).regex(/^[^\s;|&$`'"\\]+$/, 'jump host: [user@]host[:port]');
+const userChars = (s: z.ZodString) => s.regex(LOGIN_NAME_RE, 'user: a login name');
+const jumpChars = (s: z.ZodString) => s.max(300).regex(JUMP_SPEC_RE, 'jump host: [user@]host[:port]');
 
 export const forwardInputSchema = forwardSchema.extend({ remoteHost: hostChars(forwardSchema.shape.remoteHost) }).strict();
 export const jobSettingsInputSchema = jobSettingsSchema.strict();

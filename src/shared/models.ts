@@ -363,6 +363,8 @@ export interface RemoteFolderView {
   path: string;
   parent: string | null;
   entries: RemoteEntryView[];
+  /** The server listed more than gpu-desk shows (10 000 entries) or took too long: "listing truncated". */
+  truncated?: boolean;
 }
 
 export interface UploadTicket {

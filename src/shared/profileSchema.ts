@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JUMP_SPEC_RE, LOGIN_NAME_MESSAGE, LOGIN_NAME_RE } from './loginNames';
 
 /**
  * A saved server (a profile) and the parts it is made of, each defined once: the profiles store
@@ -34,10 +35,10 @@ const userField = z
   .string()
   .min(1, 'user is empty')
   .max(64, 'user is longer than 64 characters')
-  .refine((s) => !/[\s@:]/.test(s) && !s.startsWith('-'), 'user must not contain spaces, "@" or ":" nor start with "-"');
+  .regex(LOGIN_NAME_RE, LOGIN_NAME_MESSAGE);
 
 /** "[user@]host[:port]" as OpenSSH's ProxyJump writes each hop. */
-export const JUMP_RE = /^(?:[^\s@:/-][^\s@:/]*@)?(?:\[[0-9A-Fa-f:.]+\]|[^\s@:/[\]-][^\s@:/[\]]*)(?::\d{1,5})?$/;
+export const JUMP_RE = JUMP_SPEC_RE;
 export const jumpHost = z.string().max(330, 'jump host is longer than 330 characters').regex(JUMP_RE, 'jump host must look like [user@]host[:port]');
 
 /** Longest local path accepted (Linux's PATH_MAX). */

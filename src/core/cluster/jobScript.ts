@@ -43,6 +43,8 @@ const OWN_SBATCH_OPTIONS: { match: RegExp; why: string; fix: string }[] = [
   { match: /^(--job-name(=|$)|-J)/, why: 'rename the job gpu-desk finds its desktops by (squeue --name)', fix: 'gpu-desk names it gpu-desk' },
   { match: /^(--(output|error|chdir)(=|$)|-[oeD])/, why: 'move the job\'s output away from ~/.gpu-desk/jobs, where gpu-desk reads why a desktop did not start', fix: 'the job writes its output there itself' },
   { match: /^(--(array|wrap|parsable)(=|$)|-a)/, why: 'change what is submitted: one desktop job from gpu-desk\'s script', fix: 'start more desktops with Start again' },
+  // --export=ALL,BASH_ENV=/scratch/x or LD_PRELOAD=… runs code in every process of the job, unseen.
+  { match: /^--(export|export-file|get-user-env)(=|$)/, why: 'set the job\'s environment (BASH_ENV, LD_PRELOAD … run code in every process of the job)', fix: 'put environment settings in the lines run before the desktop (export NAME=value), where they show as the commands they are' },
 ];
 
 function checkGeometry(g: string): void {

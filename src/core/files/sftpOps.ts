@@ -2,6 +2,7 @@ import type { Attributes, FileEntryWithStats, SFTPWrapper } from 'ssh2';
 import { GpuDeskError } from '../errors';
 
 /** SFTP status codes (draft-ietf-secsh-filexfer-02 §7) that change what we tell the user. */
+const EOF = 1;
 const NO_SUCH_FILE = 2;
 const PERMISSION_DENIED = 3;
 
@@ -21,8 +22,19 @@ const call = <T>(what: string, path: string, run: (cb: (err: Error | null | unde
 
 export const stat = (s: SFTPWrapper, p: string) => call<Attributes>('reading', p, (cb) => s.stat(p, cb));
 export const realpath = (s: SFTPWrapper, p: string) => call<string>('resolving', p, (cb) => s.realpath(p, cb));
-export const readdir = (s: SFTPWrapper, p: string) => call<FileEntryWithStats[]>('listing', p, (cb) => s.readdir(p, cb));
+export const opendir = (s: SFTPWrapper, p: string) => call<Buffer>('opening', p, (cb) => s.opendir(p, cb));
+
+/** One READDIR batch on an open folder handle; null at its end (SSH_FX_EOF). */
+export function readdirBatch(s: SFTPWrapper, h: Buffer, p: string): Promise<FileEntryWithStats[] | null> {
+  return new Promise((resolve, reject) =>
+    s.readdir(h, (err, list) => {
+      if (err && (err as SftpError).code === EOF) resolve(null);
+      else if (err) reject(sftpError(err, 'listing', p));
+      else resolve(list);
+    }));
+}
 export const openFile = (s: SFTPWrapper, p: string, flags: 'wx' | 'r', mode: number) => call<Buffer>('creating', p, (cb) => s.open(p, flags, { mode }, cb));
+export const setMode = (s: SFTPWrapper, h: Buffer, p: string, mode: number) => call<void>('setting the permissions of', p, (cb) => s.fchmod(h, mode, (e) => cb(e, undefined)));
 export const closeFile = (s: SFTPWrapper, h: Buffer, p: string) => call<void>('closing', p, (cb) => s.close(h, (e) => cb(e, undefined)));
 export const unlink = (s: SFTPWrapper, p: string) => call<void>('removing', p, (cb) => s.unlink(p, (e) => cb(e, undefined)));
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { GpuDeskError } from '../errors';
 import { checkFileName, partName } from './fileName';
-import { channelOpen, closeFile, exists, openFile, renameNoClobber, renameReplacing, sftpError, unlink } from './sftpOps';
+import { channelOpen, closeFile, exists, isFile, openFile, renameNoClobber, renameReplacing, setMode, sftpError, stat, unlink } from './sftpOps';
 
 /**
  * Bytes per WRITE and WRITEs in flight. On a long link only bytes in flight move data: 64 × 64 KiB
@@ -13,6 +13,9 @@ import { channelOpen, closeFile, exists, openFile, renameNoClobber, renameReplac
  */
 export const WRITE_CHUNK = 64 * 1024;
 export const WRITES_IN_FLIGHT = 64;
+
+/** Uploads are created readable by their owner only: a dropped file is not published to the server's other users. */
+export const NEW_FILE_MODE = 0o600;
 
 export interface UploadOptions {
   /** Absolute folder on the server. */
@@ -53,14 +56,22 @@ function cancelled(name: string): GpuDeskError {
 export async function uploadToFolder(sftp: SFTPWrapper, o: UploadOptions): Promise<UploadResult> {
   const name = checkFileName(o.name);
   const finalPath = path.posix.join(o.folder, name);
-  if (!o.overwrite && (await exists(sftp, finalPath))) throw fileExistsError(name, o.folder);
+  // A replaced file keeps its permissions (as sftp's put keeps a mode); a new one is the owner's only.
+  const replaced = await stat(sftp, finalPath).then((a) => a, (e: unknown) => {
+    if (e instanceof GpuDeskError && e.code === 'FILE_NOT_FOUND') return null;
+    throw e;
+  });
+  if (!o.overwrite && replaced) throw fileExistsError(name, o.folder);
+  const mode = replaced && isFile(replaced) ? replaced.mode & 0o7777 : NEW_FILE_MODE;
   if (o.signal?.aborted) throw cancelled(name);
   const part = path.posix.join(o.folder, partName(name, randomBytes(4).toString('hex')));
-  const handle = await openFile(sftp, part, 'wx', 0o644);
+  const handle = await openFile(sftp, part, 'wx', NEW_FILE_MODE);
   o.onPart?.(part);
   let open = true;
   try {
     const bytes = await writePipelined(sftp, handle, part, o.source, o.signal, o.onProgress, () => cancelled(name));
+    // fchmod: exact, whatever the server's umask did to the mode given at open.
+    if (mode !== NEW_FILE_MODE) await setMode(sftp, handle, part, mode);
     open = false;
     await closeFile(sftp, handle, part);
     if (o.signal?.aborted) throw cancelled(name);

@@ -6,6 +6,7 @@ import { appPaths, ensureDir } from '../profiles/appPaths';
 import type { ProfileStore } from '../profiles/profileStore';
 import type { KeyRecord } from '../profiles/schema';
 import { keyName as keyNameSchema } from '../../shared/profileSchema';
+import { readKeyFile } from '../ssh/keyFile';
 import { generateEd25519, parsePrivateKey, type KeyPair } from './opensshKey';
 import { newDataKey, readSealed, seal, unseal, writeSealed } from './sealedFile';
 import { account, type SecretStore } from './secretStore';
@@ -53,9 +54,11 @@ export class KeyStore {
     checkName(name);
     let data: Buffer;
     try {
-      data = fs.readFileSync(file);
+      data = readKeyFile(file);
     } catch (e) {
-      throw new GpuDeskError('KEY_FILE', `cannot read key file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'check the path and permissions');
+      const code = (e as NodeJS.ErrnoException).code;
+      const shape = code === 'EKEYFILETYPE' || code === 'EKEYFILESIZE';
+      throw new GpuDeskError('KEY_FILE', `cannot read key file ${file}: ${shape ? (e as Error).message : (code ?? (e as Error).message)}`, shape ? 'pass the private key file itself (e.g. ~/.ssh/id_ed25519)' : 'check the path and permissions');
     }
     let outcome = parsePrivateKey(data, undefined, opts.comment);
     for (let attempt = 1; !outcome.ok && outcome.needsPassphrase; attempt++) {

@@ -85,6 +85,11 @@ export async function importProfiles(store: ProfileStore, text: string, opts: { 
         result.warnings.push(`${fresh.name}: its ${fresh.job.preamble.length} line(s) run before the desktop were not imported (commands are never taken from a file); add them in the cluster profile`);
         fresh = { ...fresh, job: { ...fresh.job, preamble: [] } };
       }
+      if (fresh.job?.extraSbatch.length) {
+        // sbatch options can run code too (--export=ALL,BASH_ENV=…, LD_PRELOAD=…) and a later "jobs start" submits without review.
+        result.warnings.push(`${fresh.name}: its ${fresh.job.extraSbatch.length} extra sbatch option(s) were not imported (options that can run code are never taken from a file); add them in the cluster profile`);
+        fresh = { ...fresh, job: { ...fresh.job, extraSbatch: [] } };
+      }
       mergeImported(doc, fresh, opts.replace, result);
     }
   });

@@ -9,6 +9,7 @@ import { jsonSyntaxWhere } from './jsonText';
 import { migrate } from './migrations';
 import { profileSchema, type Profile } from '../../shared/profileSchema';
 import { describeZodError, emptyDoc, storeDocSchema, type KeyRecord, type ProfileInput, type StoreDoc } from './schema';
+import { JUMP_SPEC_RE, LOGIN_NAME_RE } from '../../shared/loginNames';
 
 export interface ProfileStoreOptions {
   /** Default: appPaths().profilesFile (GPU_DESK_HOME or the platform data directory). */
@@ -21,7 +22,34 @@ export interface ProfileStoreOptions {
 /** What a new profile needs; id and timestamps are filled in. */
 export type NewProfile = Omit<ProfileInput, 'id' | 'createdAt' | 'updatedAt'>;
 
-type Loaded = { ok: true; doc: StoreDoc } | { ok: false; reason: string };
+type Loaded = { ok: true; doc: StoreDoc; setAside: SetAside[] } | { ok: false; reason: string };
+
+/** A saved profile whose user or jump host an older gpu-desk took and this one refuses (issue 34: shell syntax in names). */
+interface SetAside {
+  profile: Record<string, unknown>;
+  why: string;
+}
+
+/**
+ * Takes out of `doc` the profiles whose user or jump hosts are no longer login/host names (saved
+ * before the names were narrowed): the rest of the file stays usable instead of being set aside
+ * whole as unreadable.
+ */
+function takeOutRefusedNames(doc: unknown): SetAside[] {
+  const profiles = (doc as { profiles?: unknown })?.profiles;
+  if (!Array.isArray(profiles)) return [];
+  const out: SetAside[] = [];
+  for (let i = profiles.length - 1; i >= 0; i--) {
+    const p = profiles[i] as Record<string, unknown> | null;
+    if (!p || typeof p !== 'object') continue;
+    const badUser = typeof p.user === 'string' && p.user.length > 0 && p.user.length <= 64 && !LOGIN_NAME_RE.test(p.user);
+    const badJump = Array.isArray(p.jumpHosts) && p.jumpHosts.some((h) => typeof h === 'string' && !JUMP_SPEC_RE.test(h));
+    if (!badUser && !badJump) continue;
+    out.unshift({ profile: p, why: badUser ? 'its user is not a login name' : 'a jump host is not [user@]host[:port]' });
+    profiles.splice(i, 1);
+  }
+  return out;
+}
 
 /**
  * Profiles and key metadata in one JSON file. Every read is validated; every change is a locked
@@ -45,7 +73,7 @@ export class ProfileStore {
 
   async read(): Promise<StoreDoc> {
     const first = this.load(this.file);
-    if (first.ok) return first.doc;
+    if (first.ok && !first.setAside.length) return first.doc;
     return this.locked(() => this.loadOrRecover());
   }
 
@@ -133,7 +161,7 @@ export class ProfileStore {
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, doc: emptyDoc() };
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, doc: emptyDoc(), setAside: [] };
       throw new GpuDeskError('PROFILES_CORRUPT', `cannot read ${file}: ${(e as Error).message}`, 'check the file permissions');
     }
     let raw: unknown;
@@ -145,15 +173,33 @@ export class ProfileStore {
     // A newer app's file throws here: refusing beats rewriting fields we do not understand.
     const { doc, from } = migrate(raw, file);
     if (from < 0) return { ok: false, reason: 'not a gpu-desk profiles file (no usable schemaVersion)' };
+    const setAside = takeOutRefusedNames(doc);
     const parsed = storeDocSchema.safeParse(doc);
     if (!parsed.success) return { ok: false, reason: describeZodError(parsed.error, doc) };
-    return { ok: true, doc: parsed.data };
+    return { ok: true, doc: parsed.data, setAside };
+  }
+
+  /** Under the lock: the set-aside profiles go to a 0600 export file beside the store (importable once fixed), the store is saved without them. */
+  private persistSetAside(doc: StoreDoc, setAside: SetAside[]): void {
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    let file = `${this.file}.set-aside-${stamp}.json`;
+    for (let n = 1; fs.existsSync(file); n++) file = `${this.file}.set-aside-${stamp}-${n}.json`;
+    const profiles = setAside.map(({ profile: { id: _i, createdAt: _c, updatedAt: _u, ...rest } }) => rest);
+    writeFileAtomic(file, JSON.stringify({ format: 'gpu-desk-profiles', schemaVersion: doc.schemaVersion, exportedAt: new Date().toISOString(), profiles }, null, 2) + '\n', { mode: 0o600 });
+    writeFileAtomic(this.file, serialise(doc), { backup: true });
+    for (const a of setAside) {
+      const name = typeof a.profile.name === 'string' ? a.profile.name : '?';
+      this.notice(`profile "${name}" was set aside: ${a.why} (shell syntax in names is refused, as OpenSSH does); it is in ${path.basename(file)} — fix it there and bring it back with "gpu-desk profiles import"`);
+    }
   }
 
   /** Under the lock: the file, or (when broken) move it aside and fall back to the backup. */
   private loadOrRecover(): StoreDoc {
     const main = this.load(this.file);
-    if (main.ok) return main.doc;
+    if (main.ok) {
+      if (main.setAside.length) this.persistSetAside(main.doc, main.setAside);
+      return main.doc;
+    }
     const aside = this.moveAside();
     let bak: Loaded;
     try {
@@ -163,6 +209,7 @@ export class ProfileStore {
       else throw e;
     }
     if (bak.ok) {
+      // Profiles the backup holds with refused names stay out of the restored file (they are in the broken one kept aside).
       writeFileAtomic(this.file, serialise(bak.doc));
       this.notice(`${this.file} was unreadable (${main.reason}); kept it as ${path.basename(aside)} and restored ${bak.doc.profiles.length} profile(s) from ${path.basename(this.backupFile)}`);
       return bak.doc;

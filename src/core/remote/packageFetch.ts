@@ -36,7 +36,21 @@ export const FETCH_FAILED = 3;
 /** Exit status when the download did not match, or had nothing to be checked against. */
 export const VERIFY_FAILED = 4;
 
-export function checkMirrorUrl(url: string): string {
+/**
+ * Whether a mirror's SHA256SUMS can vouch for its packages: only when it comes over https, or from
+ * the server's own loopback (http://127.x, localhost, [::1]: no network in between, as browsers
+ * treat loopback as a secure context). Over plain http the sums come through the same unprotected
+ * link as the packages, so whoever can change one can change the other: the check proves nothing.
+ */
+export function mirrorIsVerifiable(mirror: string): boolean {
+  const u = new URL(mirror);
+  if (u.protocol === 'https:') return true;
+  const h = u.hostname.toLowerCase();
+  return h === 'localhost' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** The mirror URL, normalised; plain http (not loopback) only with allowUnverified, as its check proves nothing. */
+export function checkMirrorUrl(url: string, allowUnverified = false): string {
   const u = url.trim().replace(/\/+$/, '');
   let parsed: URL;
   try {
@@ -50,24 +64,38 @@ export function checkMirrorUrl(url: string): string {
   if (parsed.username || parsed.password) {
     throw new GpuDeskError('BAD_ARGUMENT', 'The package mirror URL carries a user name or password', 'Use a mirror that needs no credentials in the URL; they would be shown in the plan and in process lists');
   }
+  if (!allowUnverified && !mirrorIsVerifiable(u)) {
+    throw new GpuDeskError(
+      'BAD_ARGUMENT',
+      `The package mirror ${u} is plain http: its SHA256SUMS would come over the same unprotected link as the packages, so checking them proves nothing before a root install`,
+      'Use an https mirror, or allow unverified packages (--allow-unverified; "Allow unverified packages" in the app) to install from it anyway',
+    );
+  }
   return u;
 }
 
 /** Where a download's expected digest comes from, as a key of the app's `plan:verify` catalogue. */
 export function verificationSource(pkg: UpstreamPackage, mirror: string | undefined): TextKey {
-  if (mirror) return { key: 'mirror', params: { asset: pkg.asset, mirror } };
+  if (mirror) return { key: mirrorIsVerifiable(mirror) ? 'mirror' : 'mirrorHttp', params: { asset: pkg.asset, mirror } };
   return { key: PINNED[pkg.asset] ? 'pinned' : 'github', params: { asset: pkg.asset } };
 }
 
+const UNVERIFIED: Record<string, string> = {
+  true: 'Where there is nothing to check against, it is installed UNVERIFIED (you allowed that for this plan).',
+  false: 'Where there is nothing to check against, the step stops.',
+};
+
 /** What the reviewed plan says about how a download is checked. */
 export function verificationText(pkg: UpstreamPackage, mirror: string | undefined, allowUnverified: boolean): string {
+  if (mirror && !mirrorIsVerifiable(mirror)) {
+    return `${pkg.asset} and its SHA256SUMS come over plain http from ${mirror}: the SHA-256 check catches a damaged file but proves nothing against someone on the network between the server and the mirror, so the package counts as unverified. ${UNVERIFIED[String(allowUnverified)]}`;
+  }
   const source = mirror
     ? `the SHA-256 listed for ${pkg.asset} in ${mirror}/SHA256SUMS`
     : PINNED[pkg.asset]
       ? `the SHA-256 gpu-desk pins for ${pkg.asset}`
       : `the SHA-256 digest GitHub's release API reports for ${pkg.asset}`;
-  return `The download is checked against ${source} before anything is installed; a mismatch stops the step and deletes the file. ${
-    allowUnverified ? 'Where there is nothing to check against, it is installed UNVERIFIED (you allowed that for this plan).' : 'Where there is nothing to check against, the step stops.'}`;
+  return `The download is checked against ${source} before anything is installed; a mismatch stops the step and deletes the file. ${UNVERIFIED[String(allowUnverified)]}`;
 }
 
 /**
@@ -88,12 +116,17 @@ export function fetchVerifiedScript(pkg: UpstreamPackage, mirror: string | undef
     'fetch_verified() {',
     `  get ${shellQuote(url)} "$f" || { rm -f -- "$f"; echo ${shellQuote(`Could not download ${url}`)} >&2; return ${FETCH_FAILED}; }`,
   ];
+  if (mirror && !mirrorIsVerifiable(mirror) && !allowUnverified) {
+    // Never reached through checkMirrorUrl; kept so that a caller that skipped it still installs nothing.
+    lines.push(`  rm -f -- "$f"; echo ${shellQuote(`${mirror} is plain http: nothing from it is installed unless unverified packages are allowed`)} >&2; return ${VERIFY_FAILED}`, '}');
+    return lines.join('\n');
+  }
   if (mirror) {
     lines.push(
       `  want=; if get ${shellQuote(`${mirror}/SHA256SUMS`)} "$d/SHA256SUMS"; then`,
       `    want=$(awk -v n=${name} '{ p=$2; sub(/^\\*/, "", p); sub(/.*\\//, "", p) } p == n { print tolower($1); exit }' "$d/SHA256SUMS")`,
       '  fi',
-      `  from=${shellQuote(`${mirror}/SHA256SUMS`)}`,
+      `  from=${shellQuote(`${mirror}/SHA256SUMS${mirrorIsVerifiable(mirror) ? '' : ' (over plain http: UNVERIFIED, as the reviewed plan allowed)'}`)}`,
     );
   } else if (PINNED[pkg.asset]) {
     lines.push(`  want=${PINNED[pkg.asset]}`, `  from='the digest pinned in gpu-desk'`);

@@ -35,7 +35,7 @@ export interface PlanOptions {
  */
 export const PLAN_STEP_KEYS = ['glLibraries', 'windowManagerXfce', 'windowManagerOpenbox', 'virtualgl', 'virtualglEgl', 'glxOldDriver', 'glxNoCard', 'vncServer', 'vncLocalhost', 'ffmpegDeb', 'ffmpegRhel'] as const;
 export const PLAN_NOTE_KEYS = ['noGpu', 'noBusId', 'joinVglusers'] as const;
-export const PLAN_VERIFY_KEYS = ['mirror', 'pinned', 'github'] as const;
+export const PLAN_VERIFY_KEYS = ['mirror', 'mirrorHttp', 'pinned', 'github'] as const;
 type StepKey = (typeof PLAN_STEP_KEYS)[number];
 type NoteKey = (typeof PLAN_NOTE_KEYS)[number];
 const stepText = (key: StepKey, params: Record<string, string> = {}, verify?: { source: TextKey; allowUnverified: boolean }): NonNullable<PlanStep['text']> =>
@@ -153,8 +153,8 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
   const tvnc = `${opt}/TurboVNC/bin`;
   const user = report.user;
   const backend = chooseBackend(report);
-  const mirror = opts.packagesFrom ? checkMirrorUrl(opts.packagesFrom) : undefined;
   const allowUnverified = opts.allowUnverified ?? false;
+  const mirror = opts.packagesFrom ? checkMirrorUrl(opts.packagesFrom, allowUnverified) : undefined;
   const steps: PlanStep[] = [];
   const notes: string[] = [];
   const noteTexts: TextKey[] = [];

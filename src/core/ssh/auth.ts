@@ -5,6 +5,8 @@ import { utils } from 'ssh2';
 import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType } from 'ssh2';
 import { redactSecrets, registerSecret } from '../errors';
 import type { ConnectCallbacks, KeySource, SshEndpoint } from './types';
+import { keyTypeAccepted } from './algorithms';
+import { readKeyFile } from './keyFile';
 
 /** What one hop may authenticate with; secrets learned during the first login are kept in memory for reconnects. */
 export interface AuthPlanInput {
@@ -19,6 +21,8 @@ export interface AuthPlanInput {
   hop?: number;
   isTarget?: boolean;
   log: (line: string) => void;
+  /** PubkeyAcceptedAlgorithms assembled from ssh_config; keys of a type none of them covers are not offered. Default: all. */
+  pubkeyAlgorithms?: string[];
 }
 
 export interface AuthMemory {
@@ -84,6 +88,11 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
   const username = endpoint.user;
   const asking = { user: username, host: endpoint.host, hop: input.hop ?? 0, isTarget: input.isTarget ?? true };
   const queue: { method: AuthenticationType; attempt: Attempt }[] = [];
+  const accepted = (keyType: string, label: string): boolean => {
+    if (!input.pubkeyAlgorithms || keyTypeAccepted(keyType, input.pubkeyAlgorithms)) return true;
+    report.notes.push(`${label}: a ${keyType} key, not offered (not in PubkeyAcceptedAlgorithms)`);
+    return false;
+  };
 
   if (input.agent) {
     const agent = input.agent;
@@ -104,6 +113,7 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
           report.notes.push(`${k.label}: unusable key (${parsed.message})`);
           continue;
         }
+        if (!accepted(parsed.type, k.label)) continue;
         if (k.passphrase) registerSecret(k.passphrase);
         report.tried.push(`publickey (${k.label})`);
         return { type: 'publickey', username, key: k.privateKey, passphrase: k.passphrase } as AnyAuthMethod;
@@ -164,7 +174,7 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
   async function keyFileAttempt(file: string): Promise<AnyAuthMethod | null> {
     let data: Buffer;
     try {
-      data = fs.readFileSync(file);
+      data = readKeyFile(file);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' || !isDefaultIdentity(file)) report.notes.push(`identity file ${file}: ${code === 'ENOENT' ? 'not found' : (e as Error).message}`);
@@ -196,6 +206,7 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
       report.notes.push(`identity file ${file}: not a private key ssh2 can read (${parsed.message})`);
       return null;
     }
+    if (!accepted(parsed.type, file)) return null;
     report.tried.push(`publickey (${file})`);
     return { type: 'publickey', username, key: data, passphrase } as AnyAuthMethod;
   }

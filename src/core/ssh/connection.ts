@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { Client, type ClientChannel, type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { GpuDeskError } from '../errors';
 import { makeAuthHandler, resolveAgent, type AuthMemory, type AuthReport } from './auth';
-import { sshTransportOptions } from './algorithms';
+import { assembleAlgorithms, DEFAULT_HOST_KEY_ALGORITHMS, DEFAULT_PUBKEY_ALGORITHMS, SUPPORTED_HOST_KEY_ALGORITHMS, SUPPORTED_PUBKEY_ALGORITHMS, sshTransportOptions } from './algorithms';
 import { CappedBuffer } from './cappedBuffer';
 import { mapConnectError } from './errors';
 import { judgeHostKey, otherTypeKnownError } from './hostKeyCheck';
@@ -22,24 +22,26 @@ import {
   type SshSession,
 } from './types';
 
-const DEFAULT_HOST_KEY_ALGOS = [
-  'ssh-ed25519',
-  'ecdsa-sha2-nistp256',
-  'ecdsa-sha2-nistp384',
-  'ecdsa-sha2-nistp521',
-  'rsa-sha2-512',
-  'rsa-sha2-256',
-  'ssh-rsa',
-];
-
 /**
  * As OpenSSH: a host with keys in known_hosts is offered only those key types, so a server (or
  * someone in between) presenting another type is refused instead of looking like a new host.
+ * `allowed`: HostKeyAlgorithms assembled from ssh_config (OpenSSH ≥ 8.8's defaults: no ssh-rsa).
  */
-export function hostKeyAlgorithms(known: string[]): string[] {
-  if (!known.length) return [...DEFAULT_HOST_KEY_ALGOS];
+export function hostKeyAlgorithms(known: string[], allowed: string[] = DEFAULT_HOST_KEY_ALGORITHMS): string[] {
+  if (!known.length) return [...allowed];
   const fam = (t: string) => (t === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [t]);
-  return [...new Set(known.flatMap(fam))].filter((t) => DEFAULT_HOST_KEY_ALGOS.includes(t));
+  return [...new Set(known.flatMap(fam))].filter((t) => allowed.includes(t));
+}
+
+const OFFER_PREFIX = 'Handshake: (remote) Host key format: ';
+
+/** The server signs its host key only with ssh-rsa (SHA-1), which OpenSSH ≥ 8.8 refuses unless HostKeyAlgorithms adds it. */
+function sha1OnlyError(where: string, host: string): GpuDeskError {
+  return new GpuDeskError(
+    'HOST_KEY_REJECTED',
+    `${where} offers only ssh-rsa host-key signatures (RSA with SHA-1), which gpu-desk refuses by default as OpenSSH 8.8 and later do`,
+    `update the server's OpenSSH; or, if you accept SHA-1 for this server, add "HostKeyAlgorithms +ssh-rsa" under "Host ${host}" in ~/.ssh/config, as ssh needs too`,
+  );
 }
 
 interface InternalClient {
@@ -159,8 +161,15 @@ export class SshConnection extends EventEmitter implements SshSession {
     const isTarget = index === this.target.hops.length - 1;
     const callbacks = this.opts.callbacks ?? {};
     const agent = resolveAgent(this.opts.agent, isTarget ? this.target.identityAgent : hop.hostConfig.identityAgent);
+    let pubkeyAlgorithms: string[];
+    try {
+      pubkeyAlgorithms = assembleAlgorithms(hop.hostConfig.pubkeyAcceptedAlgorithms, DEFAULT_PUBKEY_ALGORITHMS, SUPPORTED_PUBKEY_ALGORITHMS, `PubkeyAcceptedAlgorithms for ${ep.host}`);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const authHandler = makeAuthHandler(
       {
+        pubkeyAlgorithms,
         endpoint: ep,
         agent,
         keySources: this.opts.keySources ?? [],
@@ -175,7 +184,14 @@ export class SshConnection extends EventEmitter implements SshSession {
     );
     const entries = readKnownHostsFiles([...readOnlyFiles, this.opts.appKnownHostsFile]);
     const knownKeys = knownKeysFor(entries, hop.knownHostsNames);
-    const serverHostKey = hostKeyAlgorithms(knownKeys.map((k) => k.keyType));
+    let allowedHostKeys: string[];
+    try {
+      allowedHostKeys = assembleAlgorithms(hop.hostConfig.hostKeyAlgorithms, DEFAULT_HOST_KEY_ALGORITHMS, SUPPORTED_HOST_KEY_ALGORITHMS, `HostKeyAlgorithms for ${ep.host}`);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const serverHostKey = hostKeyAlgorithms(knownKeys.map((k) => k.keyType), allowedHostKeys);
+    // Only an ssh-rsa key is pinned and ssh-rsa (SHA-1) is not allowed: rsa-sha2-* still check that key.
     if (!serverHostKey.length) {
       return Promise.reject(new GpuDeskError(
         'HOST_KEY_UNKNOWN',
@@ -188,11 +204,21 @@ export class SshConnection extends EventEmitter implements SshSession {
       const client = new Client();
       let hostKeyError: Error | null = null;
       let settled = false;
+      // What the server offers, from ssh2's handshake debug line: only to explain a failed negotiation.
+      let offered: string[] | null = null;
+      let handshakeDone = false;
+      const debug = (line: string) => {
+        if (!handshakeDone && line.startsWith(OFFER_PREFIX)) offered = line.slice(OFFER_PREFIX.length).split(',');
+      };
       const fail = (e: unknown) => {
         if (settled) return;
         settled = true;
         client.end();
-        if (!hostKeyError && knownKeys.length && /no matching host key/i.test((e as Error)?.message ?? '')) {
+        const noCommonHostKey = /no matching host key/i.test((e as Error)?.message ?? '');
+        if (!hostKeyError && noCommonHostKey && offered?.includes('ssh-rsa') && !offered.some((a) => serverHostKey.includes(a))) {
+          hostKeyError = sha1OnlyError(where, ep.host);
+        }
+        if (!hostKeyError && knownKeys.length && noCommonHostKey) {
           hostKeyError = otherTypeKnownError(hop.knownHostsNames[0], knownKeys);
         }
         if (!proxy || hostKeyError) {
@@ -205,6 +231,12 @@ export class SshConnection extends EventEmitter implements SshSession {
           reject(exit ? proxyFailed(where, exit, proxy.lastStderrLine) : mapConnectError(e, where, report));
         });
       };
+      client.once('handshake', () => {
+        handshakeDone = true;
+        // Stop ssh2's per-packet debug calls once the offer is known (its Protocol reads _debug at each call).
+        const proto = (client as unknown as { _protocol?: { _debug?: unknown } })._protocol;
+        if (proto && '_debug' in proto) proto._debug = undefined;
+      });
       client.once('ready', () => {
         settled = true;
         client.removeListener('error', fail);
@@ -230,6 +262,7 @@ export class SshConnection extends EventEmitter implements SshSession {
           serverHostKey: serverHostKey as never,
         },
         authHandler,
+        debug,
         tryKeyboard: !!callbacks.keyboardInteractive,
         hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
           judgeHostKey(

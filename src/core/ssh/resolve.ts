@@ -7,6 +7,7 @@ import { parseDestination } from './destination';
 import { defaultGlobalKnownHostsFiles, defaultUserKnownHostsFiles } from './knownHosts';
 import { expandHostName, expandTokens, finishIdentityFiles, finishKnownHostsFiles, hostConfig, loadSshConfig, type HostConfig, type SshConfig, type StrictHostKeyChecking } from './sshConfig';
 import type { ConnectOptions, SshEndpoint } from './types';
+import { INVALID_HOST_MESSAGE, INVALID_NAME_FIX, INVALID_USER_MESSAGE, validRemoteHost, validRemoteUser } from '../../shared/loginNames';
 
 /** One hop of the chain (jump hosts first, target last), fully resolved. */
 export interface ResolvedHop {
@@ -54,7 +55,11 @@ function resolveHop(spec: string, config: SshConfig | null, overrides: HopOverri
   const hc = hostConfig(config, d.host);
   const hostName = expandHostName(hc.hostName ?? d.host, d.host);
   const port = d.port ?? overrides.port ?? hc.port ?? 22;
-  const user = d.user ?? overrides.user ?? hc.user ?? os.userInfo().username;
+  // Names from the command line, a profile or a jump spec may reach a shell through %r/%h (ProxyCommand): refuse shell syntax, as OpenSSH does.
+  const given = d.user ?? overrides.user;
+  if (given !== undefined && !validRemoteUser(given)) throw new GpuDeskError('BAD_ARGUMENT', INVALID_USER_MESSAGE, INVALID_NAME_FIX);
+  if (!validRemoteHost(d.host)) throw new GpuDeskError('BAD_ARGUMENT', INVALID_HOST_MESSAGE, INVALID_NAME_FIX);
+  const user = given ?? hc.user ?? os.userInfo().username;
   const ctx = { host: d.host, hostName, port, user };
   const explicit = overrides.identityFiles ?? [];
   // An empty list given is "no key files" (ssh's IdentityFile none), not "none given": no defaults either.

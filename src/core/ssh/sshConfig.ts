@@ -26,6 +26,10 @@ export interface HostConfig {
   globalKnownHostsFiles?: string[];
   /** StrictHostKeyChecking; OpenSSH's `off` is `no`. */
   strictHostKeyChecking?: StrictHostKeyChecking;
+  /** HostKeyAlgorithms as written (`+`, `-`, `^` prefixes; see algorithms.ts assembleAlgorithms). */
+  hostKeyAlgorithms?: string;
+  /** PubkeyAcceptedAlgorithms (or its old name PubkeyAcceptedKeyTypes) as written. */
+  pubkeyAcceptedAlgorithms?: string;
 }
 
 export type StrictHostKeyChecking = 'yes' | 'no' | 'ask' | 'accept-new';
@@ -357,15 +361,22 @@ export interface TokenContext {
  * ssh's %-tokens. ProxyCommand is strict like ssh (an unknown token is an error, never passed to the
  * shell); IdentityFile leaves tokens gpu-desk does not know as written.
  */
-export function expandTokens(value: string, ctx: TokenContext, what?: string): string {
+export function expandTokens(value: string, ctx: TokenContext, what?: string, inPath?: string): string {
+  // A name put into a path is one path component: "../x" or ".." would climb out of the directory written around it.
+  const part = (v: string, token: string): string => {
+    if (inPath !== undefined && (v.includes('/') || v.includes('\\') || v === '.' || v === '..')) {
+      throw new GpuDeskError('BAD_SSH_CONFIG', `${inPath} uses %${token}, whose value would leave the directory written around it`, 'use a user and host name without "/" (and not "." or "..")');
+    }
+    return v;
+  };
   return value.replace(/%(.)/g, (whole, t: string) => {
     switch (t) {
       case '%': return '%';
-      case 'h': return ctx.hostName;
+      case 'h': return part(ctx.hostName, t);
       case 'p': return String(ctx.port);
-      case 'r': return ctx.user;
+      case 'r': return part(ctx.user, t);
       case 'u': return os.userInfo().username;
-      case 'n': return ctx.host;
+      case 'n': return part(ctx.host, t);
       case 'd': return os.homedir();
       case 'L': return os.hostname().split('.')[0];
       case 'l': return os.hostname();
@@ -413,15 +424,17 @@ export function hostConfig(config: SshConfig | null, host: string): HostConfig {
     userKnownHostsFiles: files('userknownhostsfile'),
     globalKnownHostsFiles: files('globalknownhostsfile'),
     strictHostKeyChecking: strict === undefined ? undefined : STRICT_VALUES[strict],
+    hostKeyAlgorithms: one('hostkeyalgorithms'),
+    pubkeyAcceptedAlgorithms: one('pubkeyacceptedalgorithms') ?? one('pubkeyacceptedkeytypes'),
   };
 }
 
 /** Resolve tokens and ~ in UserKnownHostsFile / GlobalKnownHostsFile, as OpenSSH does. */
 export function finishKnownHostsFiles(files: string[], ctx: TokenContext): string[] {
-  return files.map((f) => path.resolve(expandHome(expandTokens(f, ctx))));
+  return files.map((f) => path.resolve(expandHome(expandTokens(f, ctx, undefined, `known-hosts file ${f}`))));
 }
 
 /** Resolve tokens and ~ in IdentityFile once the final user/host/port are known. */
 export function finishIdentityFiles(files: string[], ctx: TokenContext): string[] {
-  return files.map((f) => expandHome(expandTokens(f, ctx)));
+  return files.map((f) => expandHome(expandTokens(f, ctx, undefined, `IdentityFile ${f}`)));
 }

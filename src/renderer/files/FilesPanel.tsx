@@ -62,6 +62,7 @@ export function FilesPanel({ connectionId }: { connectionId: string }) {
       {error && <p className="banner error" role="alert">{error}</p>}
       {note && <p className="banner" role="status" data-testid="files-note">{note}</p>}
       {uploads.ui}
+      {folder?.truncated && <p className="banner" role="status" data-testid="files-truncated">{t('truncated', { count: folder.entries.length })}</p>}
       {!folder ? <p role="status">{t('loading')}</p> : folder.entries.length === 0 ? <p className="muted">{t('empty')}</p> : (
         <table className="files-table">
           <thead><tr><th>{t('name')}</th><th>{t('size')}</th><th>{t('modified')}</th><th /></tr></thead>

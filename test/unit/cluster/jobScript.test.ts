@@ -117,7 +117,7 @@ describe('the desktop job script', () => {
     expect(() => buildJob({ extraSbatch: ['--chdir=/scratch'] })).toThrow(/output away/);
     expect(() => buildJob({ extraSbatch: ['--array=1-4'] })).toThrow(/one desktop job/);
     // Options that merely look alike pass.
-    expect(buildJob({ extraSbatch: ['--exclusive', '--mail-type=END', '--open-mode=append', '--export=ALL'] }).sbatchArgs).toEqual(expect.arrayContaining(['--exclusive', '--mail-type=END', '--export=ALL']));
+    expect(buildJob({ extraSbatch: ['--exclusive', '--mail-type=END', '--open-mode=append', '--exportable-flag-lookalike'] }).sbatchArgs).toEqual(expect.arrayContaining(['--exclusive', '--mail-type=END', '--exportable-flag-lookalike']));
   });
 });
 

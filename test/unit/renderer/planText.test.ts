@@ -20,6 +20,7 @@ function plans(): SetupPlan[] {
     [report(freshGpu('os-release-ubuntu-22.04.txt')), {}],
     [report(glxOnlyGpu('os-release-debian-12.txt')), { windowManager: 'openbox' }],
     [oldDriverWithCard(), { packagesFrom: 'https://mirror.example.org/gpu', allowUnverified: true }],
+    [report(freshGpu('os-release-debian-12.txt')), { packagesFrom: 'http://mirror.example.org/gpu', allowUnverified: true }],
     [noBusId(), {}],
     [report(bedLike()), { allowUnverified: true }],
     [report(configured()), {}],
@@ -44,7 +45,7 @@ describe('set-up plan text in the app’s languages', () => {
     const s = seen(plans());
     expect([...s.steps].sort()).toEqual([...PLAN_STEP_KEYS].sort());
     expect([...s.notes].sort()).toEqual([...PLAN_NOTE_KEYS].sort());
-    expect([...s.verify].sort()).toEqual(['github', 'mirror']);
+    expect([...s.verify].sort()).toEqual(['github', 'mirror', 'mirrorHttp']);
   });
 
   it('in English the catalogue says exactly what core says (the CLI’s text), step by step and note by note', async () => {

@@ -29,7 +29,8 @@ const help = [
   '  --only ID[,ID…]          apply only these steps (ids as shown by --plan)',
   '  --wm xfce|openbox        desktop to install when the server has none (default xfce)',
   '  --packages-from URL      take the VirtualGL/TurboVNC packages from a mirror (a directory with the',
-  '                           .deb/.rpm files under upstream\'s names and a SHA256SUMS file) instead of GitHub',
+  '                           .deb/.rpm files under upstream\'s names and a SHA256SUMS file) instead of GitHub;',
+  '                           https (a plain-http mirror proves nothing: it needs --allow-unverified)',
   '  --allow-unverified       install a package that has no SHA-256 to be checked against (the plan says',
   '                           so); without it such a step stops. A mismatch always stops the step',
   '  --sudo-password-stdin    read the sudo password from stdin instead of asking on the terminal',
@@ -62,7 +63,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const wm = values.wm as string | undefined;
   if (wm !== undefined && wm !== 'xfce' && wm !== 'openbox') throw new UsageError(`--wm ${wm}: use xfce or openbox`, 'setup');
   const json = !!values.json;
-  const packagesFrom = values['packages-from'] === undefined ? undefined : checkMirrorUrl(String(values['packages-from']));
+  const packagesFrom = values['packages-from'] === undefined ? undefined : checkMirrorUrl(String(values['packages-from']), !!values['allow-unverified']);
   const optRoot = remoteOptRoot(io);
   // Ask nothing we cannot ask: without a terminal, --apply needs --yes (and the password on stdin).
   if (values.apply && !values.yes && !io.interactive) {

@@ -9,6 +9,7 @@ export default {
   reload: 'Reload',
   loading: 'Loading…',
   empty: 'This folder is empty.',
+  truncated: 'Listing truncated: the server listed more than can be shown, or took too long; these are the first {{count}} entries.',
   name: 'Name',
   size: 'Size',
   modified: 'Modified',

@@ -51,6 +51,7 @@ export default {
   },
   verify: {
     mirror: 'The download is checked against the SHA-256 listed for {{asset}} in {{mirror}}/SHA256SUMS before anything is installed; a mismatch stops the step and deletes the file.',
+    mirrorHttp: '{{asset}} and its SHA256SUMS come over plain http from {{mirror}}: the SHA-256 check catches a damaged file but proves nothing against someone on the network between the server and the mirror, so the package counts as unverified.',
     pinned: 'The download is checked against the SHA-256 gpu-desk pins for {{asset}} before anything is installed; a mismatch stops the step and deletes the file.',
     github: 'The download is checked against the SHA-256 digest GitHub’s release API reports for {{asset}} before anything is installed; a mismatch stops the step and deletes the file.',
   },

@@ -14,7 +14,7 @@ export default {
   xfce: 'Xfce (a light, complete desktop)',
   openbox: 'Openbox (a minimal window manager)',
   mirror: 'Package mirror (optional)',
-  mirrorHelp: 'A directory with the VirtualGL and TurboVNC packages under their upstream names and a <code>SHA256SUMS</code> file. Empty: GitHub’s releases, checked against GitHub’s digests.',
+  mirrorHelp: 'A directory with the VirtualGL and TurboVNC packages under their upstream names and a <code>SHA256SUMS</code> file. Use https: a plain-http mirror proves nothing and counts as unverified. Empty: GitHub’s releases, checked against GitHub’s digests.',
   unverified: 'Install a package even when there is no checksum to check it against (it is marked unverified in the plan)',
   makePlan: 'Make the plan',
   summary_one: '{{count}} step for {{distro}}, rendering back end <strong>{{backend}}</strong>. Steps already done on the server are checked and skipped.',

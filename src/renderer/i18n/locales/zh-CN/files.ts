@@ -11,6 +11,7 @@ const zhCN: Catalogue<typeof en> = {
   reload: '刷新',
   loading: '正在加载…',
   empty: '此文件夹为空。',
+  truncated: '列表已截断：服务器列出的条目过多或耗时过长；这里显示前 {{count}} 个条目。',
   name: '名称',
   size: '大小',
   modified: '修改时间',

@@ -50,6 +50,7 @@ const zhCN: Catalogue<typeof en> = {
   },
   verify: {
     mirror: '安装前，下载的文件会与 {{mirror}}/SHA256SUMS 中为 {{asset}} 列出的 SHA-256 比对；不一致则停止此步骤并删除该文件。',
+    mirrorHttp: '{{asset}} 及其 SHA256SUMS 都通过明文 http 从 {{mirror}} 下载：SHA-256 校验能发现损坏的文件，但无法防范服务器与镜像之间网络上的篡改者，因此该软件包视为未校验。',
     pinned: '安装前，下载的文件会与 gpu-desk 为 {{asset}} 固定的 SHA-256 比对；不一致则停止此步骤并删除该文件。',
     github: '安装前，下载的文件会与 GitHub 发布接口为 {{asset}} 报告的 SHA-256 摘要比对；不一致则停止此步骤并删除该文件。',
   },

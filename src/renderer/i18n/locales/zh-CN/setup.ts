@@ -16,7 +16,7 @@ const zhCN: Catalogue<typeof en> = {
   xfce: 'Xfce（轻量而完整的桌面）',
   openbox: 'Openbox（极简的窗口管理器）',
   mirror: '软件包镜像（可选）',
-  mirrorHelp: '一个目录，其中包含以上游文件名命名的 VirtualGL 和 TurboVNC 软件包，以及 <code>SHA256SUMS</code> 文件。留空则使用 GitHub 发布页，并以 GitHub 提供的摘要校验。',
+  mirrorHelp: '一个目录，其中包含以上游文件名命名的 VirtualGL 和 TurboVNC 软件包，以及 <code>SHA256SUMS</code> 文件。请使用 https：明文 http 镜像的校验毫无意义，视为未校验。留空则使用 GitHub 发布页，并以 GitHub 提供的摘要校验。',
   unverified: '即使没有可供校验的校验和也安装软件包（计划中会标记为未校验）',
   makePlan: '生成计划',
   summary_one: '针对 {{distro}} 共 {{count}} 个步骤，渲染后端为 <strong>{{backend}}</strong>。服务器上已完成的步骤会先检查并跳过。',
