@@ -40,6 +40,8 @@ export interface ViewerPrefs {
   /** Video bitrate bounds (kbit/s): the bitrate follows the measured link between them. */
   videoMinKbps: number;
   videoMaxKbps: number;
+  /** The server's clipboard goes to the desk's on its own (off: only through the clipboard panel). */
+  autoClipboard: boolean;
 }
 
 export type ViewerCodec = 'vnc' | 'video' | 'auto';
@@ -71,6 +73,7 @@ export const defaultViewerPrefs: ViewerPrefs = {
   codec: 'auto',
   videoMinKbps: 1000,
   videoMaxKbps: 50_000,
+  autoClipboard: true,
 };
 
 // A saved server and its parts: defined once, as zod schemas, in profileSchema.ts.

@@ -17,6 +17,7 @@ import { useUploads } from '../files/useUploads';
 import { CloseJobDialog, JobViewerBar, jobRouteOf, type JobRoute } from '../cluster/JobViewerBar';
 import { useEndedLine } from '../cluster/jobText';
 import { VideoMode, type VideoView } from './video/videoMode';
+import { fromServerClipboard } from './serverClipboard';
 
 type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 
@@ -162,9 +163,10 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
           vm.tick(x.fps);
         },
         onRemoteClipboard: (text) => {
-          setRemoteClip(text);
+          const c = fromServerClipboard(text, { auto: prefsRef.current.autoClipboard, viewOnly: prefsRef.current.viewOnly });
+          setRemoteClip(c.tooLarge ? tRef.current('clip.tooLarge', { size: `${(text.length / 1048576).toFixed(1)} MiB`, limit: '1 MiB' }) : text);
           // Best effort: the browser may refuse without focus or permission; the panel still shows it.
-          navigator.clipboard?.writeText(text).catch(() => {});
+          if (c.copy) navigator.clipboard?.writeText(text).catch(() => {});
         },
         onQualityChange: (quality, compression) => setLive({ quality, compression }),
         onCredentialsRequired: () => { if (!cancelled) setAskPassword(true); },
@@ -306,6 +308,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         )}
         {panel === 'clipboard' && (
           <aside className="clip-panel" aria-label={t('clip.aria')}>
+            <label className="check"><input type="checkbox" checked={prefs.autoClipboard} onChange={(e) => update({ ...prefs, autoClipboard: e.target.checked })} data-testid="clip-auto" /> {t('clip.auto')}</label>
             <label>{t('clip.remote')}<textarea readOnly value={remoteClip} rows={3} /></label>
             <button onClick={() => navigator.clipboard?.writeText(remoteClip).catch(() => {})} disabled={!remoteClip}>{t('clip.copy')}</button>
             <label>{t('clip.send')}<textarea value={localClip} onChange={(e) => setLocalClip(e.target.value)} rows={3} /></label>

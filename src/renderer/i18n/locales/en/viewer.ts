@@ -55,6 +55,8 @@ export default {
     send: 'Send text to the remote clipboard',
     paste: 'Paste from this computer',
     sendButton: 'Send',
+    auto: 'Copy the server\'s clipboard to this computer automatically',
+    tooLarge: 'The server\'s clipboard holds {{size}}, more than the {{limit}} gpu-desk takes: not copied.',
   },
   videoFallback: 'Video mode stopped: {{reason}}. Showing VNC.',
   hud: {

@@ -51,6 +51,8 @@ const zhCN: Catalogue<typeof en> = {
     printScreen: '截屏（Print Screen）',
   },
   clip: {
+    auto: '自动将服务器剪贴板复制到本机',
+    tooLarge: '服务器剪贴板内容为 {{size}}，超过 gpu-desk 接受的上限 {{limit}}：未复制。',
     aria: '剪贴板',
     remote: '远程剪贴板',
     copy: '复制到本机',
