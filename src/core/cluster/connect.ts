@@ -49,7 +49,7 @@ export async function connectJobDesktop(
     });
     return {
       mode: 'login-forward',
-      why: `the job was started for clusters without SSH to nodes: a TCP forward from the login node to ${addr}:${info.port}, where the session accepts only one-time passwords`,
+      why: `the job was started for clusters without SSH to nodes: a TCP forward from the login node to ${addr}:${info.port}, where the session accepts only one-time passwords; between the login node and the node the VNC stream, keystrokes included, is not encrypted`,
       info,
       target: `${addr}:${info.port}`,
       open,

@@ -20,7 +20,7 @@ export interface DownloadResult {
 export async function downloadToFolder(sftp: SFTPWrapper, remotePath: string, localFolder: string, onProgress?: (bytes: number, total: number) => void): Promise<DownloadResult> {
   const a = await stat(sftp, remotePath);
   if (!isFile(a)) throw new GpuDeskError('BAD_ARGUMENT', `${remotePath} is not a regular file`, 'open folders in the browser; download the files inside them');
-  const name = checkFileName(path.posix.basename(remotePath));
+  const name = checkFileName(path.posix.basename(remotePath), 'download');
   const part = path.join(localFolder, `.${name}.${randomBytes(4).toString('hex')}.gpu-desk-part`);
   try {
     await new Promise<void>((resolve, reject) =>

@@ -113,6 +113,7 @@ export function JobSettingsFields({ s, defaults, asking, onAsk }: { s: JobSettin
           <option value="login-forward">{t('form.access.loginForward')}</option>
         </select>
       </label>
+      {v.nodeAccess === 'login-forward' && <p className="muted small" role="note" data-testid="login-forward-clear">{t('form.loginForwardClear')}</p>}
     </fieldset>
   );
 }

@@ -92,7 +92,7 @@ export default {
   },
   route: {
     ssh: 'Desktop :{{display}} on {{node}}, reached by SSH to the node through the login node and the desktop’s own Unix socket (mode 0600): no TCP port is open for it.',
-    loginForward: 'Desktop :{{display}} on {{node}}, reached by a TCP forward from the login node to port {{port}} on the node, because this job was started for a cluster that blocks SSH to nodes; the desktop accepts only one-time passwords.',
+    loginForward: 'Desktop :{{display}} on {{node}}, reached by a TCP forward from the login node to port {{port}} on the node, because this job was started for a cluster that blocks SSH to nodes; the desktop accepts only one-time passwords. Between the login node and the node the desktop’s picture and your keystrokes travel unencrypted.',
   },
   viewer: {
     aria: 'Desktop of job {{jobId}}',
@@ -135,5 +135,6 @@ export default {
       ssh: 'SSH to the node through the login node (recommended)',
       loginForward: 'TCP forward from the login node (where SSH to nodes is blocked)',
     },
+    loginForwardClear: 'With a TCP forward, the desktop’s picture and your keystrokes cross the cluster’s own network between the login node and the node unencrypted (VNC with a one-time password). Choose it only where SSH to nodes is blocked.',
   },
 } as const;

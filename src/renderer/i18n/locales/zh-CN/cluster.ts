@@ -94,7 +94,7 @@ const zhCN: Catalogue<typeof en> = {
   },
   route: {
     ssh: '节点 {{node}} 上的桌面 :{{display}}，经登录节点 SSH 到该节点，再连到桌面自己的 Unix 套接字（权限 0600），不为它打开任何 TCP 端口。',
-    loginForward: '节点 {{node}} 上的桌面 :{{display}}，通过登录节点到该节点端口 {{port}} 的 TCP 转发访问，因为这个作业是按禁止 SSH 到节点的集群启动的；桌面只接受一次性密码。',
+    loginForward: '节点 {{node}} 上的桌面 :{{display}}，通过登录节点到该节点端口 {{port}} 的 TCP 转发访问，因为这个作业是按禁止 SSH 到节点的集群启动的；桌面只接受一次性密码。登录节点与计算节点之间，桌面画面和你的按键以明文传输。',
   },
   viewer: {
     aria: '作业 {{jobId}} 的桌面',
@@ -137,6 +137,7 @@ const zhCN: Catalogue<typeof en> = {
       ssh: '经登录节点 SSH 到节点（推荐）',
       loginForward: '从登录节点做 TCP 转发（集群禁止 SSH 到节点时）',
     },
+    loginForwardClear: '使用 TCP 转发时，桌面画面和你的按键会在登录节点与计算节点之间的集群内部网络上以明文传输（VNC 加一次性密码）。仅在集群禁止 SSH 到节点时选择它。',
   },
 };
 
