@@ -175,10 +175,11 @@ export const methods = {
   ),
   'sessions.kill': m(z.strictObject({ connectionId: id, display }), out<void>()),
 
-  'setup.plan': m(z.strictObject({ connectionId: id, options: setupOptions.optional() }), out<SetupPlanView>()),
-  /** Runs the plan reviewed by the user; progress arrives as `setup.progress` events. */
+  /** The plan to review, with the id of exactly this plan: setup.apply runs only a plan shown. */
+  'setup.plan': m(z.strictObject({ connectionId: id, options: setupOptions.optional() }), out<SetupPlanView & { planId: string }>()),
+  /** Runs the plan reviewed by the user (by its id); progress arrives as `setup.progress` events. */
   'setup.apply': m(
-    z.strictObject({ connectionId: id, runId: id, sudoPassword: z.string().max(1024).nullable(), options: setupOptions.optional() }),
+    z.strictObject({ connectionId: id, runId: id, sudoPassword: z.string().max(1024).nullable(), planId: id }),
     out<SetupResultView>(),
   ),
 
@@ -208,9 +209,9 @@ export const methods = {
   /** Partitions (with their GPUs) and accounts the cluster offers, for a cluster profile's form. */
   'clusters.defaults': m(byConnection, out<ClusterDefaultsView>()),
   /** The sbatch line and job script a Start would submit, for review before the first submit. */
-  'clusters.script': m(z.strictObject({ profileId: id }), out<{ shown: string }>()),
-  /** Submits the desktop job; its states then arrive as `clusters.job` events. */
-  'clusters.submit': m(byConnection, out<ClusterJobView>()),
+  'clusters.script': m(z.strictObject({ profileId: id }), out<{ shown: string; scriptId: string }>()),
+  /** Submits exactly the job script shown (by its id); its states then arrive as `clusters.job` events. */
+  'clusters.submit': m(z.strictObject({ connectionId: id, scriptId: id }), out<ClusterJobView>()),
   /** The user's queued and running desktop jobs (found by job name), followed from now on. */
   'clusters.jobs': m(byConnection, out<ClusterJobView[]>()),
   'clusters.cancel': m(z.strictObject({ connectionId: id, jobId }), out<void>()),

@@ -22,7 +22,7 @@ export function ClusterPage({ connectionId, connection: conn, jobs: allJobs, pro
   const { t } = useTranslation(['cluster', 'common', 'servers']);
   const errorLine = useErrorLine();
   const fmt = useFormat();
-  const [review, setReview] = useState<string | null>(null);
+  const [review, setReview] = useState<{ shown: string; scriptId: string } | null>(null);
   const [starting, setStarting] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [found, setFound] = useState<Set<string> | null>(null);
@@ -45,11 +45,11 @@ export function ClusterPage({ connectionId, connection: conn, jobs: allJobs, pro
     .filter((j) => j.connectionId === connectionId)
     .sort((a, b) => Number(b.jobId) - Number(a.jobId));
 
-  const submit = async () => {
+  const submit = async (scriptId: string) => {
     setStarting(true);
     setError(null);
     try {
-      putJobs([await api.invoke('clusters.submit', { connectionId })]);
+      putJobs([await api.invoke('clusters.submit', { connectionId, scriptId })]);
       setReview(null);
     } catch (e) {
       setError(errorLine(e));
@@ -63,10 +63,10 @@ export function ClusterPage({ connectionId, connection: conn, jobs: allJobs, pro
     setError(null);
     setStarting(true);
     try {
-      const { shown } = await api.invoke('clusters.script', { profileId: profile.id });
+      const { shown, scriptId } = await api.invoke('clusters.script', { profileId: profile.id });
       // A script already consented to goes straight to sbatch; a new or changed one is shown first.
-      if (wasReviewed(profile.id, shown)) await submit();
-      else setReview(shown);
+      if (wasReviewed(profile.id, shown)) await submit(scriptId);
+      else setReview({ shown, scriptId });
     } catch (e) {
       setError(errorLine(e));
     } finally {
@@ -114,7 +114,7 @@ export function ClusterPage({ connectionId, connection: conn, jobs: allJobs, pro
       {conn?.state === 'reconnecting' && <p className="banner warn" role="status">{t('reconnecting')}</p>}
       {error && <p className="banner error" role="alert" data-testid="job-error">{error}</p>}
       {review !== null && profile && (
-        <ScriptReview profileId={profile.id} script={review} busy={starting} onSubmit={() => void submit()} onBack={() => setReview(null)} />
+        <ScriptReview profileId={profile.id} script={review.shown} busy={starting} onSubmit={() => void submit(review.scriptId)} onBack={() => setReview(null)} />
       )}
       <h2>{t('jobs.title')}</h2>
       {found === null && <p className="muted" role="status">{t('jobs.asking')}</p>}

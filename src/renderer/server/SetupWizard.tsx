@@ -14,7 +14,7 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
   const errorLine = useErrorLine();
   const planText = usePlanText();
   const [phase, setPhase] = useState<Phase>('idle');
-  const [plan, setPlan] = useState<SetupPlanView | null>(null);
+  const [plan, setPlan] = useState<(SetupPlanView & { planId: string }) | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [consent, setConsent] = useState(false);
   const [sudo, setSudo] = useState('');
@@ -55,7 +55,7 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
     setLogs({});
     setPhase('running');
     try {
-      const r = await api.invoke('setup.apply', { connectionId, runId: id, sudoPassword: password, options });
+      const r = await api.invoke('setup.apply', { connectionId, runId: id, sudoPassword: password, planId: plan!.planId });
       setResult(r);
     } catch (e) {
       // Kept as core sent it: the result line translates it by its code.

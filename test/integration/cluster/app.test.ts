@@ -92,7 +92,7 @@ describe('the app\'s cluster flow (harness IPC, real Slurm)', () => {
   it('profile → defaults → script → pending → running → viewer through the node → found again → cancelled', async () => {
     const profile = await value<{ id: string; kind: string }>(c.call('profiles.save', { profile: clusterProfile() }));
     expect(profile.kind).toBe('cluster');
-    const { shown } = await value<{ shown: string }>(c.call('clusters.script', { profileId: profile.id }));
+    const { shown, scriptId } = await value<{ shown: string; scriptId: string }>(c.call('clusters.script', { profileId: profile.id }));
     expect(shown.split('\n')[0]).toMatch(/^sbatch --parsable --job-name=gpu-desk .* --time=10 --gres=gpu:1 <<'EOF'$/);
     expect(shown).toContain('geometry=800x600');
 
@@ -105,8 +105,11 @@ describe('the app\'s cluster flow (harness IPC, real Slurm)', () => {
 
     const blocker = await shell.exec(`sbatch --parsable --gres=gpu:1 --job-name=blocker --output=/dev/null --wrap 'sleep 600'`);
     expect(blocker.code, blocker.stderr).toBe(0);
-    const submitted = await value<ClusterJobView>(c.call('clusters.submit', { connectionId: conn.id }));
+    // Only a script the window was shown is submitted: a made-up id is refused, and so is a second use.
+    expect((await c.call('clusters.submit', { connectionId: conn.id, scriptId: 'made-up-by-the-window' })).error).toMatchObject({ code: 'BAD_ARGUMENT', message: expect.stringContaining('not one this window was shown') });
+    const submitted = await value<ClusterJobView>(c.call('clusters.submit', { connectionId: conn.id, scriptId }));
     const jobId = submitted.jobId;
+    expect((await c.call('clusters.submit', { connectionId: conn.id, scriptId })).error?.code).toBe('BAD_ARGUMENT');
     // Recorded on this machine, so the next start offers it without asking the cluster.
     const remembered = await value<{ profileId: string; jobId: string; submittedAt: number; timeLimitSec: number | null }[]>(c.call('clusters.remembered', {}));
     expect(remembered.find((r) => r.jobId === jobId)).toMatchObject({ profileId: profile.id, timeLimitSec: 600 });
@@ -159,7 +162,8 @@ describe('the app\'s cluster flow (harness IPC, real Slurm)', () => {
     expect(none.error, JSON.stringify(none)).toMatchObject({ code: 'NO_RUNNING_JOB', message: 'No desktop job is running on hpc-tray', fix: 'start one from the app or `gpu-desk jobs hpc-tray start`' });
     const conn = (await value<{ id: string; profileId: string }[]>(c.call('connections.list', {}))).find((x) => x.profileId === profile.id)!;
 
-    const jobId = (await value<ClusterJobView>(c.call('clusters.submit', { connectionId: conn.id }))).jobId;
+    const { scriptId } = await value<{ scriptId: string }>(c.call('clusters.script', { profileId: profile.id }));
+    const jobId = (await value<ClusterJobView>(c.call('clusters.submit', { connectionId: conn.id, scriptId }))).jobId;
     await jobEvent(jobId, (j) => j.phase === 'running' && j.desktopUp);
     const t = await value<SavedTunnelView>(c.call('tunnels.openSaved', { profileId: profile.id }));
     expect(t).toMatchObject({ connectionId: conn.id, localHost: '127.0.0.1', job: { jobId, node: slurm.nodeName, route: 'ssh' }, remoteSocket: `${slurm.login.home}/.gpu-desk/jobs/${slurm.clusterName}/${jobId}/vnc.sock` });
@@ -205,7 +209,8 @@ describe('the app\'s cluster flow (harness IPC, real Slurm)', () => {
     const id = list.find((p) => p.name === 'hpc')!.id;
     await value(c.call('profiles.save', { profile: { ...clusterProfile({ partition: 'nope' }), id } }));
     const conn = await value<{ id: string }>(c.call('connections.open', { profileId: id }));
-    const r = await c.call('clusters.submit', { connectionId: conn.id });
+    const { scriptId } = await value<{ scriptId: string }>(c.call('clusters.script', { profileId: id }));
+    const r = await c.call('clusters.submit', { connectionId: conn.id, scriptId });
     expect(r.error, JSON.stringify(r)).toMatchObject({ code: 'SLURM_FAILED', message: 'Slurm refused the job: invalid partition specified: nope' });
     expect((await c.call('clusters.viewer', { connectionId: conn.id, jobId: '$(id)' })).error?.code).toBe('IPC_BAD_INPUT');
     await value(c.call('connections.close', { connectionId: conn.id }));

@@ -1,3 +1,4 @@
+import { ShownOnce } from '../shownOnce';
 import type { SshConnection } from '../../ssh/connection';
 import { registerSecret, toErrorValue } from '../../errors';
 import { parseSlurmDuration } from '../../cluster/slurmParsers';
@@ -26,6 +27,8 @@ export interface ClustersDeps {
 /** clusters.*: desktop jobs on a Slurm login node, their records, and viewers on their desktops. */
 export class Clusters {
   private readonly jobs: ClusterJobs;
+  /** Job scripts shown to the window, by id, with the settings they were made from (clusters.submit runs only one of these). */
+  private readonly scripts = new ShownOnce<Profile>('job script');
   private readonly jobRecords: JobRecords | null;
 
   constructor(private readonly deps: ClustersDeps) {
@@ -45,11 +48,15 @@ export class Clusters {
   handlers(): HandlersOf<'clusters'> {
     return {
       'clusters.defaults': async ({ connectionId }) => this.jobs.defaults(this.loginNode(connectionId)),
-      'clusters.script': async ({ profileId }) => this.jobs.script(await this.deps.profiles.byId(profileId)),
-      'clusters.submit': async ({ connectionId }) => {
+      'clusters.script': async ({ profileId }) => {
+        const profile = await this.deps.profiles.byId(profileId);
+        return { ...this.jobs.script(profile), scriptId: this.scripts.keep(profile.id, profile) };
+      },
+      'clusters.submit': async ({ connectionId, scriptId }) => {
         const login = this.loginNode(connectionId);
-        // The job settings as saved now: the user may have edited them while connected.
-        const profile = await this.deps.profiles.byId(login.profile.id);
+        // The job settings of the script the window showed (clusters.script), not whatever the window
+        // or the profile says now: what reaches sbatch is what the person reviewed.
+        const profile = this.scripts.take(scriptId, login.profile.id);
         const job = await this.jobs.submit(connectionId, { ...login, profile });
         const limit = profile.job?.time ? parseSlurmDuration(profile.job.time) : null;
         this.records((r) => r.add({ profileId: profile.id, jobId: job.jobId, submittedAt: Date.now(), timeLimitSec: job.timeLimitSec ?? limit }));

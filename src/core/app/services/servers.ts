@@ -1,3 +1,5 @@
+import { ShownOnce } from '../shownOnce';
+import type { SetupPlan } from '../../remote/types';
 import { registerSecret } from '../../errors';
 import { endpointInListing, type SessionEndpoint } from '../../remote/vncSessions';
 import type { VncSessionInfo } from '../../remote/types';
@@ -50,6 +52,8 @@ export interface ServersDeps {
 /** server.*, sessions.*, setup.*: the probe and GPU samples, VNC desktops, and the set-up plan. */
 export class Servers implements SessionsOfServer {
   private readonly state = new Map<string, ServerState>();
+  /** Set-up plans shown to the window, by id (setup.apply runs only one of these). */
+  private readonly plans = new ShownOnce<SetupPlan>('set-up plan');
 
   constructor(private readonly deps: ServersDeps) {}
 
@@ -93,7 +97,10 @@ export class Servers implements SessionsOfServer {
         st.passwords.get(display)?.release();
         st.passwords.delete(display);
       },
-      'setup.plan': async ({ connectionId, options }) => planView(await this.deps.remote.plan(this.deps.ready(connectionId).conn, options)),
+      'setup.plan': async ({ connectionId, options }) => {
+        const plan = await this.deps.remote.plan(this.deps.ready(connectionId).conn, options);
+        return { ...planView(plan), planId: this.plans.keep(connectionId, plan) };
+      },
       'setup.apply': (i) => this.apply(i),
     };
   }
@@ -121,6 +128,7 @@ export class Servers implements SessionsOfServer {
 
   /** The connection closed: every password it held is released. */
   forget(connectionId: string): void {
+    this.plans.forget(connectionId);
     const s = this.state.get(connectionId);
     for (const pw of s?.passwords.values() ?? []) pw.release();
     this.state.delete(connectionId);
@@ -135,11 +143,12 @@ export class Servers implements SessionsOfServer {
     return s;
   }
 
-  private async apply({ connectionId, runId, sudoPassword, options }: ParsedInput<'setup.apply'>) {
+  private async apply({ connectionId, runId, sudoPassword, planId }: ParsedInput<'setup.apply'>) {
     const c = this.deps.ready(connectionId);
     registerSecret(sudoPassword);
-    // The plan is made again here, not taken from the window: what runs is what core decides.
-    const plan = await this.deps.remote.plan(c.conn, options);
+    // Exactly the plan the window showed, as core made it: the window sends only its id. Each step
+    // still checks the server before it runs, so a step done meanwhile is skipped.
+    const plan = this.plans.take(planId, connectionId);
     const result = await this.deps.remote.apply(c.conn, plan, {
       sudoPassword,
       onProgress: (p) => this.deps.emit('setup.progress', progressView(runId, p)),
