@@ -1,5 +1,13 @@
-import type { VideoEncoderChoice } from '../app/videoStreams';
+import type { VideoEncoderName } from '../../shared/models';
 import type { VideoInfo } from '../remote/types';
+
+/** The encoders of a machine, best first, as its probe found them by test encodes. */
+export interface VideoEncoderChoice {
+  best: VideoEncoderName | null;
+  renderNode?: string;
+  /** Why none works (no ffmpeg, no H.264 encoder): shown in the viewer when video cannot start. */
+  why?: string;
+}
 
 /**
  * Video mode's encoder: the probe's own answer (remote/probeScript.ts, its video section: a one-frame

@@ -8,7 +8,7 @@ import type { SessionEndpoint } from '../../remote/vncSessions';
 import type { HandlersOf } from '../../../shared/contract';
 import type { ViewerTicket } from '../../../shared/models';
 import type { RemoteOps } from '../remoteOps';
-import { VideoStreams, type VideoEncoderChoice, type VideoTarget } from '../videoStreams';
+import { VideoStreams, type VideoEncoderChoice, type VideoTarget } from './videoStreams';
 import type { VideoStreamSession } from '../../video/videoStream';
 import type { LiveConnection } from './connections';
 import type { SessionsOfServer } from './servers';

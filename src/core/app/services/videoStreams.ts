@@ -1,9 +1,12 @@
 import type { Duplex } from 'node:stream';
-import { GpuDeskError } from '../errors';
-import type { Handlers } from '../../shared/contract';
-import type { VideoEncoderName, VideoTicket } from '../../shared/models';
-import type { ChannelHub } from '../vnc/channelHub';
-import { openVideoStream, type VideoStreamSession } from '../video/videoStream';
+import { GpuDeskError } from '../../errors';
+import type { Handlers } from '../../../shared/contract';
+import type { VideoTicket } from '../../../shared/models';
+import type { ChannelHub } from '../../vnc/channelHub';
+import { openVideoStream, type VideoStreamSession } from '../../video/videoStream';
+import type { VideoEncoderChoice } from '../../video/encoderCheck';
+
+export type { VideoEncoderChoice };
 
 /** Where a viewer's desktop runs: the shell that can start its encoder, and its display. */
 export interface VideoTarget {
@@ -13,14 +16,6 @@ export interface VideoTarget {
   whyNot?: string;
   /** Cache key of the machine that encodes (a connection id, or a job's node). */
   machine: string;
-}
-
-/** The encoders of a machine, best first, as its probe found them by test encodes. */
-export interface VideoEncoderChoice {
-  best: VideoEncoderName | null;
-  renderNode?: string;
-  /** Why none works (no ffmpeg, no H.264 encoder): shown in the viewer when video cannot start. */
-  why?: string;
 }
 
 export interface VideoStreamsDeps {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { VideoStreams, type VideoEncoderChoice, type VideoTarget } from '../../../src/core/app/videoStreams';
-import type { ChannelHub } from '../../../src/core/vnc/channelHub';
+import { VideoStreams, type VideoEncoderChoice, type VideoTarget } from '../../../../src/core/app/services/videoStreams';
+import type { ChannelHub } from '../../../../src/core/vnc/channelHub';
 
 /** A hub that records tickets (the real one is tested in test/unit/vnc and over sshd). */
 function fakeHub() {
