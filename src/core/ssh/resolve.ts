@@ -53,7 +53,8 @@ interface HopOverrides extends KnownHostsOverrides {
 function resolveHop(spec: string, config: SshConfig | null, overrides: HopOverrides): ResolvedHop {
   const d = parseDestination(spec, { allowPort: true });
   const hc = hostConfig(config, d.host);
-  const hostName = expandHostName(hc.hostName ?? d.host, d.host);
+  // The name dialled is lower-cased, as ssh does (ssh -G prints it so): known_hosts and %h see it so too.
+  const hostName = expandHostName(hc.hostName ?? d.host, d.host).toLowerCase();
   const port = d.port ?? overrides.port ?? hc.port ?? 22;
   // Names from the command line, a profile or a jump spec may reach a shell through %r/%h (ProxyCommand): refuse shell syntax, as OpenSSH does.
   const given = d.user ?? overrides.user;

@@ -81,11 +81,11 @@ export class SshConfig {
 
   /** The options that apply to `host` (lower-case keys, each with the arguments of the occurrence that won). */
   compute(host: string): Map<string, string[]> {
-    const st: EvalState = { host: host.toLowerCase(), originalHost: host, options: new Map(), finalPass: false, wantFinal: false };
+    const st: EvalState = { host: host.toLowerCase(), hostForHostLines: host, originalHost: host, options: new Map(), finalPass: false, wantFinal: false };
     this.pass(st);
     if (st.wantFinal) {
       const hn = st.options.get('hostname')?.[0];
-      if (hn) st.host = expandHostName(hn, host).toLowerCase();
+      if (hn) st.host = st.hostForHostLines = expandHostName(hn, host).toLowerCase();
       st.finalPass = true;
       this.pass(st);
     }
@@ -128,7 +128,7 @@ export class SshConfig {
     for (const line of lines) {
       if (line.type !== 1 || !line.param) continue;
       const key = line.param.toLowerCase();
-      if (key === 'host') active = !neverMatch && matchPatternList(st.host, args(line));
+      if (key === 'host') active = !neverMatch && matchPatternList(st.hostForHostLines, args(line), false);
       else if (key === 'match') active = !neverMatch && this.matchLine(line, st, file);
       else {
         apply(line);
@@ -222,8 +222,13 @@ export class SshConfig {
 }
 
 interface EvalState {
-  /** What Host lines match: the name as typed (lower-cased), or the HostName in the final pass. */
+  /** The host name (lower-cased, as ssh dials it): what `Match host` compares, without case. */
   host: string;
+  /**
+   * What `Host` lines match, with case, as OpenSSH's match_pattern does: the name as typed, or the
+   * HostName in the final pass (checked against `ssh -G`: `Host MixedCase` matches `MixedCase` only).
+   */
+  hostForHostLines: string;
   originalHost: string;
   options: Map<string, string[]>;
   finalPass: boolean;
