@@ -92,6 +92,17 @@ test('video mode: a TurboVNC desktop as H.264 from the server\'s ffmpeg, drawn b
     await expect(page.getByTestId('hud-decode')).not.toHaveText('—');
     await env.shot(page, 'viewer-video-glxspheres');
 
+    // A lower ceiling: a new stream at that bitrate replaces the one drawing, with no fall back to VNC
+    // on the way (the old stream runs until the new one draws), and only the new encoder is left.
+    await page.getByTestId('open-codec').click();
+    await page.getByTestId('video-max').fill('1.5');
+    await expect.poll(() => encoderCommandLines(env, display).some((l) => l.includes('-maxrate 1500k')), { timeout: 30_000, message: 'an encoder at 1500 kbit/s' }).toBe(true);
+    await expect.poll(() => encoders(env, display).length, { timeout: 30_000 }).toBe(1);
+    await expect(page.getByTestId('hud-codec')).toHaveText('H.264 video');
+    await expect(page.getByTestId('video-fallback')).toHaveCount(0);
+    await distinctFrames(page, 3, 'distinct canvas contents after the bitrate change');
+    await page.getByTestId('codec-panel').getByRole('button', { name: 'Close quality panel' }).click();
+
     // The program paused: the canvas's frame and the server's own screenshot of that moment agree
     // to an SSIM of at least 0.98 (video is lossy; intra refresh sharpens a still screen within a cycle).
     process.kill(pid, 'SIGSTOP');

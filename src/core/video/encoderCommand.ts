@@ -38,7 +38,10 @@ function encoderArgs(s: VideoStreamSpec): string[] {
     case 'libx264':
       return [
         '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-bf', '0',
-        '-intra-refresh', '1', '-g', String(s.fps * 2), '-b:v', kbps, '-maxrate', kbps, '-bufsize', buf,
+        // Capped CRF: quality 23 (SSIM ~0.99 on 3D content, ../shared/docs §10) with the link's budget as
+        // its ceiling. A still screen then costs next to nothing (plain ABR spends the whole budget on it,
+        // re-coding the intra-refresh wave ever finer), which is also how Auto sees that motion stopped.
+        '-intra-refresh', '1', '-g', String(s.fps * 2), '-crf', '23', '-maxrate', kbps, '-bufsize', buf,
         '-pix_fmt', 'yuv420p', '-profile:v', 'baseline',
       ];
     case 'h264_nvenc':

@@ -33,11 +33,14 @@ describe('Auto codec', () => {
     expect(autoStep(s, moving).switchTo).toBeNull();
   });
 
-  it('goes back to VNC when the encoder has coded a still screen for two seconds', () => {
-    const still = { mode: 'video' as const, fps: 30, screensPerSec: 0, rttMs: 20, minRttMs: 20, videoBytesPerSec: 5_000, videoBudgetBytesPerSec: 500_000 };
-    const busy = { ...still, videoBytesPerSec: 480_000 };
-    expect(autoStep(autoStep(initialAuto(), busy).state, busy).switchTo).toBeNull();
+  it('goes back to VNC when the decoded picture has been still for two seconds, not before, not without a measure', () => {
+    const still = { mode: 'video' as const, fps: 30, screensPerSec: 0, rttMs: 20, minRttMs: 20, videoMotion: 0.4 };
+    const moving = { ...still, videoMotion: 12 };
+    expect(autoStep(autoStep(initialAuto(), moving).state, moving).switchTo).toBeNull();
+    expect(autoStep(initialAuto(), still).switchTo).toBeNull();
     expect(autoStep(autoStep(initialAuto(), still).state, still).switchTo).toBe('vnc');
+    const unknown = { ...still, videoMotion: null };
+    expect(autoStep(autoStep(initialAuto(), unknown).state, unknown).switchTo).toBeNull();
   });
 });
 

@@ -29,12 +29,17 @@ export interface VideoStreamsDeps {
 }
 
 /**
- * Video mode's streams: one per viewer at most, each a hub ticket whose stream is the server's
- * encoder (core/video/videoStream.ts). A new start for the same viewer replaces the old stream (a
- * resize, a new bitrate, a key frame after a decoder error): the old encoder ends with its channel.
+ * Video mode's streams: each a hub ticket whose stream is the server's encoder
+ * (core/video/videoStream.ts). A new start for the same viewer (a resize, a new bitrate, a key frame
+ * after a decoder error) runs beside the stream it replaces until the viewer closes that one; a third
+ * start ends the oldest. Each encoder ends with its channel.
  */
+/** The stream drawing and the one replacing it (a new bitrate, a new size). */
+const MAX_STREAMS_PER_VIEWER = 2;
+
 export class VideoStreams {
-  private readonly live = new Map<string, string>();
+  /** Viewer → its streams' tickets, oldest first (the one drawing, and the one replacing it). */
+  private readonly live = new Map<string, string[]>();
   private readonly choices = new Map<string, Promise<VideoEncoderChoice>>();
 
   constructor(private readonly deps: VideoStreamsDeps) {}
@@ -60,20 +65,23 @@ export class VideoStreams {
     const c = await choice;
     if (!c.best) throw new GpuDeskError('VIDEO_UNAVAILABLE', `Video mode is not available on this server: ${c.why ?? 'no H.264 encoder works'}`, 'install ffmpeg with libx264 (the Set-up tab has the step), or keep the VNC codec');
     const encoder = c.best;
-    this.stop(viewerId);
     const spec = { display: t.display, width, height, fps, bitrateKbps, encoder, ...(c.renderNode ? { renderNode: c.renderNode } : {}) };
     const open = (): Promise<Duplex> => openVideoStream(session, spec);
     const ticket = this.deps.hub.register(open, { eager: true });
-    this.live.set(viewerId, ticket.id);
+    // The stream drawing now keeps going until the new one draws (the viewer then closes it): a new
+    // bitrate or size never leaves the screen without video. Older ones than that are ended here.
+    const streams = [...(this.live.get(viewerId) ?? []), ticket.id];
+    while (streams.length > MAX_STREAMS_PER_VIEWER) this.deps.hub.revoke(streams.shift()!);
+    this.live.set(viewerId, streams);
     return { url: `${this.deps.channelBase()}${ticket.path}`, encoder, width: spec.width & ~1, height: spec.height & ~1, fps, bitrateKbps };
   }
 
-  /** Ends the viewer's video stream, if any (its encoder ends with the channel). */
+  /** Ends the viewer's video streams, if any (each encoder ends with its channel). */
   stop(viewerId: string): void {
-    const id = this.live.get(viewerId);
-    if (!id) return;
+    const ids = this.live.get(viewerId);
+    if (!ids) return;
     this.live.delete(viewerId);
-    this.deps.hub.revoke(id);
+    for (const id of ids) this.deps.hub.revoke(id);
   }
 
   /** A machine's encoders are asked again after its connection went (another login may see another ffmpeg). */

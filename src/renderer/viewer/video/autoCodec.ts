@@ -9,8 +9,10 @@
  * - link-bound (VNC): the SSH round trip, measured beside the stream, rises above its floor: the
  *   link's queue is full (a slow desk or server shows low fps with a flat round trip instead, and
  *   video would not help there).
- * - motion (video): the encoder's output against its budget. Under motion a CBR encoder fills its
- *   budget; on a still screen x264 sends skip blocks and the intra-refresh wave, a few per cent of it.
+ * - motion (video): the decoded picture itself, two 32x24 thumbnails half a second apart (their mean
+ *   difference, 0–255). The encoder's bytes do not say it: a still screen's intra-refresh wave is
+ *   re-coded at whatever quality the budget allows (measured: a quarter of the budget and more).
+ *   A turning 3D view differs by tens; a blinking text cursor or the refresh wave by well under 1.
  */
 export interface AutoInput {
   mode: 'vnc' | 'video';
@@ -21,9 +23,8 @@ export interface AutoInput {
   /** The SSH round trip now, and the least seen on this connection (ms). */
   rttMs: number | null;
   minRttMs: number | null;
-  /** Video mode: bytes the encoder sent this second, and its budget (bitrate / 8). */
-  videoBytesPerSec?: number;
-  videoBudgetBytesPerSec?: number;
+  /** Video mode: how much the decoded picture moved this second (VideoFigures.motion). */
+  videoMotion?: number | null;
 }
 
 export interface AutoState {
@@ -38,8 +39,8 @@ export const AUTO = {
   /** Queueing delay that says the link is the limit. */
   rttRiseMs: 30,
   secondsToVideo: 3,
-  /** Below this share of its budget the encoder is coding a still screen. */
-  stillShare: 0.12,
+  /** Below this mean thumbnail difference (0–255) the picture is still. */
+  stillMotion: 1.5,
   secondsToVnc: 2,
 } as const;
 
@@ -56,8 +57,7 @@ export function autoStep(s: AutoState, x: AutoInput): { state: AutoState; switch
     if (toVideo >= AUTO.secondsToVideo) return { state: initialAuto(), switchTo: 'video' };
     return { state: { toVideo, toVnc: 0 }, switchTo: null };
   }
-  const budget = x.videoBudgetBytesPerSec ?? 0;
-  const still = budget > 0 && (x.videoBytesPerSec ?? 0) < budget * AUTO.stillShare;
+  const still = x.videoMotion !== undefined && x.videoMotion !== null && x.videoMotion < AUTO.stillMotion;
   const toVnc = still ? s.toVnc + 1 : 0;
   if (toVnc >= AUTO.secondsToVnc) return { state: initialAuto(), switchTo: 'vnc' };
   return { state: { toVideo: 0, toVnc }, switchTo: null };

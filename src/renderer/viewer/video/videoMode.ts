@@ -67,7 +67,14 @@ export class VideoMode {
     this.codec = codec;
     this.min = Math.min(min, max);
     this.max = Math.max(min, max);
-    if (!changed) return;
+    if (!changed) {
+      // A new floor or ceiling applies at once: the stream restarts at the bitrate brought within them.
+      if (this.rate && (this.rate.kbps < this.min || this.rate.kbps > this.max)) {
+        this.rate = initialRate(this.rate.kbps, this.min, this.max);
+        if (this.view.active === 'video' || this.startingSince !== null) this.restart(this.rate.kbps);
+      }
+      return;
+    }
     this.failedAt = null;
     if (codec === 'vnc') this.toVnc(null);
     else if (codec === 'video') this.toVideo();
@@ -93,16 +100,16 @@ export class VideoMode {
     if (this.next) this.next.take();
     if (fig) this.set({ bitsPerSec: fig.bytes * 8, decodeMs: fig.decodeMs, hardware: fig.hardware });
     if (this.codec === 'video' && !this.player && !this.next && !this.starting() && this.failedAt === null) this.toVideo();
-    if (this.codec === 'auto') {
+    // A restart's gap (the old stream gone, the new one not yet drawing) says nothing about motion.
+    if (this.codec === 'auto' && !(this.view.active === 'video' && !fig)) {
       if (this.failedAt !== null && Date.now() - this.failedAt < AUTO_RETRY_MS && this.view.active === 'vnc') return;
-      const budget = this.ticket ? (this.ticket.bitrateKbps * 1000) / 8 : 0;
       const r = autoStep(this.auto, {
         mode: this.view.active,
         fps,
         screensPerSec: width && height ? pixels / (width * height) : 0,
         rttMs: this.rtt,
         minRttMs: this.minRtt,
-        ...(fig ? { videoBytesPerSec: fig.bytes, videoBudgetBytesPerSec: budget } : {}),
+        ...(fig ? { videoMotion: fig.motion } : {}),
       });
       this.auto = r.state;
       if (r.switchTo === 'video' && !this.starting()) this.toVideo();
@@ -176,6 +183,13 @@ export class VideoMode {
 
   private ended(p: VideoPlayer, e: VideoEnd): void {
     if (p !== this.player && p !== this.next) return;
+    // The stream being replaced ending (the server keeps at most two a viewer) is no fault while its
+    // successor is on its way: the screen keeps its last frame until the new stream draws.
+    if (p === this.player && (this.next !== null || this.startingSince !== null)) {
+      p.close();
+      this.player = null;
+      return;
+    }
     // A desktop that shrank ends x11grab (its area is off the screen), and the RFB resize may arrive
     // just after: a stream that ended at another size than the screen's is restarted at the new size.
     const gen = this.gen;

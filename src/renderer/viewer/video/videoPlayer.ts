@@ -10,8 +10,14 @@ export interface VideoFigures {
   /** Mean time from a frame's arrival to its picture, ms, since the last read. */
   decodeMs: number | null;
   decodeQueue: number;
-  /** Sizes of the access units since the last read (the motion signal of video mode). */
+  /** Sizes of the access units since the last read. */
   sizes: number[];
+  /**
+   * How much the picture moved since the last read: the largest mean difference (0–255) between two
+   * 32x24 thumbnails of decoded frames half a second apart; null before two were taken. Bytes do not
+   * say it: an encoder re-codes a still screen's intra-refresh wave at whatever its budget allows.
+   */
+  motion: number | null;
   hardware: boolean | null;
 }
 
@@ -28,6 +34,8 @@ export interface VideoPlayerOptions {
 const MAX_DECODE_QUEUE = 60;
 /** More access units in one second than any encoder we start sends (120 fps ceiling, twice over). */
 const MAX_UNITS_PER_SEC = 240;
+/** How often the decoded picture is compared with itself for motion. */
+const MOTION_SAMPLE_MS = 500;
 
 interface DecoderCtor {
   new (init: VideoDecoderInit): VideoDecoder;
@@ -50,6 +58,8 @@ export class VideoPlayer {
   private fig = { frames: 0, bytes: 0, decodeSum: 0, decodeN: 0, sizes: [] as number[] };
   private unitsThisSec = { at: 0, n: 0 };
   private hardware: boolean | null = null;
+  private thumb: { ctx: OffscreenCanvasRenderingContext2D; last: Uint8ClampedArray | null; at: number } | null = null;
+  private motion: number | null = null;
   private firstDrawn = false;
   info: VideoStreamInfo | null = null;
 
@@ -170,6 +180,7 @@ export class VideoPlayer {
         this.fig.decodeN++;
       }
       this.opts.draw(frame);
+      this.sampleMotion(frame);
       this.fig.frames++;
       if (!this.firstDrawn) {
         this.firstDrawn = true;
@@ -180,11 +191,36 @@ export class VideoPlayer {
     }
   }
 
+  /** Twice a second, a 32x24 thumbnail of the decoded picture, compared with the one before. */
+  private sampleMotion(frame: VideoFrame): void {
+    const now = performance.now();
+    if (this.thumb && now - this.thumb.at < MOTION_SAMPLE_MS) return;
+    if (!this.thumb) {
+      if (typeof OffscreenCanvas !== 'function') return;
+      const ctx = new OffscreenCanvas(32, 24).getContext('2d', { willReadFrequently: true });
+      if (!ctx) return;
+      this.thumb = { ctx, last: null, at: 0 };
+    }
+    const t = this.thumb;
+    t.at = now;
+    t.ctx.drawImage(frame, 0, 0, 32, 24);
+    const px = t.ctx.getImageData(0, 0, 32, 24).data;
+    if (t.last) {
+      let sum = 0;
+      for (let i = 0; i < px.length; i += 4) sum += Math.abs(px[i] - t.last[i]) + Math.abs(px[i + 1] - t.last[i + 1]) + Math.abs(px[i + 2] - t.last[i + 2]);
+      const diff = sum / ((px.length / 4) * 3);
+      this.motion = Math.max(this.motion ?? 0, diff);
+    }
+    t.last = px;
+  }
+
   /** The figures since the last call. */
   take(): VideoFigures {
     const f = this.fig;
     this.fig = { frames: 0, bytes: 0, decodeSum: 0, decodeN: 0, sizes: [] };
-    return { frames: f.frames, bytes: f.bytes, decodeMs: f.decodeN ? f.decodeSum / f.decodeN : null, decodeQueue: this.decoder?.decodeQueueSize ?? 0, sizes: f.sizes, hardware: this.hardware };
+    const motion = this.motion;
+    this.motion = null;
+    return { frames: f.frames, bytes: f.bytes, decodeMs: f.decodeN ? f.decodeSum / f.decodeN : null, decodeQueue: this.decoder?.decodeQueueSize ?? 0, sizes: f.sizes, hardware: this.hardware, motion };
   }
 
   get drawing(): boolean {

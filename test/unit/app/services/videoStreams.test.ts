@@ -28,13 +28,15 @@ const server: VideoTarget = { session: { execStream: async () => { throw new Err
 const spec = { viewerId: 'v1', width: 1281, height: 720, fps: 30, bitrateKbps: 4000 };
 
 describe('the video streams service', () => {
-  it('one stream per viewer: a new start replaces the old ticket, stop revokes it; the size is made even', async () => {
+  it('a new start runs beside the stream it replaces (the viewer closes that one), a third ends the oldest, stop ends all; the size is made even', async () => {
     const { live, h } = service(() => server, async () => ({ best: 'libx264' }));
     const a = await h['viewer.videoStart'](spec);
     expect(a).toMatchObject({ encoder: 'libx264', width: 1280, height: 720, fps: 30, bitrateKbps: 4000 });
     expect(a.url).toMatch(/^ws:\/\/127\.0\.0\.1:1\/vnc\/t1\?token=/);
     await h['viewer.videoStart']({ ...spec, bitrateKbps: 2000 });
-    expect([...live]).toEqual(['t2']);
+    expect([...live]).toEqual(['t1', 't2']);
+    await h['viewer.videoStart']({ ...spec, bitrateKbps: 1000 });
+    expect([...live]).toEqual(['t2', 't3']);
     await h['viewer.videoStop']({ viewerId: 'v1' });
     expect(live.size).toBe(0);
   });
