@@ -36,6 +36,7 @@ import type {
   UploadProgress,
   UploadTicket,
   VncSessionView,
+  ViewOnlyInviteView,
   ViewerTicket,
   VideoTicket,
 } from './models';
@@ -173,6 +174,8 @@ export const methods = {
     out<VncSessionView>(),
   ),
   'sessions.kill': m(z.strictObject({ connectionId: id, display }), out<void>()),
+  /** TurboVNC: a view-only one-time password for display N, and what a colleague runs to watch it. */
+  'sessions.invite': m(z.strictObject({ connectionId: id, display }), out<ViewOnlyInviteView>()),
 
   'setup.plan': m(z.strictObject({ connectionId: id, options: setupOptions.optional() }), out<SetupPlanView>()),
   /** Runs the plan reviewed by the user; progress arrives as `setup.progress` events. */

@@ -252,6 +252,7 @@ export class AppCore {
         l.vncPasswords.get(display)?.release();
         l.vncPasswords.delete(display);
       },
+      'sessions.invite': async ({ connectionId, display }) => (await import('./invites')).inviteToWatch(this.ready(connectionId), display),
       'setup.plan': async ({ connectionId, options }) => planView(await this.deps.remote.plan(this.ready(connectionId).conn!, options)),
       'setup.apply': (i) => this.applySetup(i),
       'viewer.open': ({ connectionId, display }) => this.openViewer(connectionId, display),
