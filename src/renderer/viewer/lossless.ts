@@ -5,21 +5,39 @@
  * itself (TurboVNC's -alr, which sessions gpu-desk starts have) sends them lossless first, which
  * clears them here, so the viewer then asks for nothing. Pure, so it is tested without a browser.
  *
- * The screen is kept as TILE×TILE tiles: a JPEG rectangle marks every tile it touches; a lossless
- * rectangle clears the tiles it covers whole; CopyRect carries the marks of its source.
+ * The lossy region is a list of disjoint rectangles: a JPEG rectangle is added, an exact one (any
+ * other encoding) is cut out of it, CopyRect carries the lossy part of its source. Past MAX_RECTS
+ * pieces the region becomes its bounding box (a refresh then covers a little more than it must).
  */
 export const LOSSLESS_IDLE_MS = 1000;
-const TILE = 32;
+const MAX_RECTS = 512;
 
 export interface Rect { x: number; y: number; w: number; h: number }
 
-export class LossyTiles {
+function intersect(a: Rect, b: Rect): Rect | null {
+  const x = Math.max(a.x, b.x);
+  const y = Math.max(a.y, b.y);
+  const r = Math.min(a.x + a.w, b.x + b.w);
+  const btm = Math.min(a.y + a.h, b.y + b.h);
+  return r > x && btm > y ? { x, y, w: r - x, h: btm - y } : null;
+}
+
+/** a minus b: up to four disjoint pieces. */
+function subtract(a: Rect, b: Rect): Rect[] {
+  const i = intersect(a, b);
+  if (!i) return [a];
+  const out: Rect[] = [];
+  if (i.y > a.y) out.push({ x: a.x, y: a.y, w: a.w, h: i.y - a.y });
+  if (i.y + i.h < a.y + a.h) out.push({ x: a.x, y: i.y + i.h, w: a.w, h: a.y + a.h - (i.y + i.h) });
+  if (i.x > a.x) out.push({ x: a.x, y: i.y, w: i.x - a.x, h: i.h });
+  if (i.x + i.w < a.x + a.w) out.push({ x: i.x + i.w, y: i.y, w: a.x + a.w - (i.x + i.w), h: i.h });
+  return out;
+}
+
+export class LossyRegion {
   private width = 0;
   private height = 0;
-  private cols = 0;
-  private rows = 0;
-  private marks = new Uint8Array(0);
-  private count = 0;
+  private rects: Rect[] = [];
 
   constructor(width = 0, height = 0) {
     this.resize(width, height);
@@ -29,10 +47,7 @@ export class LossyTiles {
   resize(width: number, height: number): void {
     this.width = Math.max(0, width);
     this.height = Math.max(0, height);
-    this.cols = Math.ceil(Math.max(0, width) / TILE);
-    this.rows = Math.ceil(Math.max(0, height) / TILE);
-    this.marks = new Uint8Array(this.cols * this.rows);
-    this.count = 0;
+    this.rects = [];
   }
 
   /** Follows a new framebuffer size (a no-op while it stays the same). */
@@ -40,55 +55,53 @@ export class LossyTiles {
     if (width !== this.width || height !== this.height) this.resize(width, height);
   }
 
-  /** Tiles that show JPEG pixels. */
+  /** Pixels that show JPEG. */
   get lossy(): number {
-    return this.count;
+    let n = 0;
+    for (const r of this.rects) n += r.w * r.h;
+    return n;
   }
 
   clear(): void {
-    this.marks.fill(0);
-    this.count = 0;
+    this.rects = [];
   }
 
-  /** A rectangle drawn from JPEG: every tile it touches is lossy. */
+  /** A rectangle drawn from JPEG. */
   jpeg(r: Rect): void {
-    this.each(r, false, (i) => this.set(i, 1));
+    const c = this.clip(r);
+    if (!c) return;
+    this.exact(c);
+    this.rects.push(c);
+    if (this.rects.length > MAX_RECTS) this.rects = [this.bounds()];
   }
 
-  /** A rectangle drawn exactly (any other encoding): the tiles it covers whole are exact again. */
+  /** A rectangle drawn exactly (any other encoding): its pixels are exact again. */
   exact(r: Rect): void {
-    this.each(r, true, (i) => this.set(i, 0));
+    if (r.w <= 0 || r.h <= 0 || !this.rects.length) return;
+    this.rects = this.rects.flatMap((x) => subtract(x, r));
   }
 
-  /** CopyRect from (sx, sy): the destination is as lossy as any source tile it came from. */
+  /** CopyRect from (sx, sy): the destination is lossy where its source was. */
   copy(r: Rect, sx: number, sy: number): void {
-    let lossy = false;
-    this.each({ x: sx, y: sy, w: r.w, h: r.h }, false, (i) => { if (this.marks[i]) lossy = true; });
-    if (lossy) this.jpeg(r);
-    else this.exact(r);
+    const src = { x: sx, y: sy, w: r.w, h: r.h };
+    const moved = this.rects.flatMap((x) => {
+      const i = intersect(x, src);
+      return i ? [{ x: i.x - sx + r.x, y: i.y - sy + r.y, w: i.w, h: i.h }] : [];
+    });
+    this.exact(r);
+    for (const m of moved) this.jpeg(m);
   }
 
-  private set(i: number, v: 0 | 1): void {
-    if (this.marks[i] !== v) {
-      this.count += v ? 1 : -1;
-      this.marks[i] = v;
-    }
+  private clip(r: Rect): Rect | null {
+    return intersect(r, { x: 0, y: 0, w: this.width, h: this.height });
   }
 
-  /** The tiles `r` touches (or, `whole`, covers completely; a rectangle reaching the screen's edge covers its edge tiles). */
-  private each(r: Rect, whole: boolean, fn: (i: number) => void): void {
-    if (r.w <= 0 || r.h <= 0 || !this.cols) return;
-    const right = r.x + r.w;
-    const bottom = r.y + r.h;
-    const edgeX = right >= this.width;
-    const edgeY = bottom >= this.height;
-    const c0 = whole ? Math.ceil(r.x / TILE) : Math.floor(r.x / TILE);
-    const r0 = whole ? Math.ceil(r.y / TILE) : Math.floor(r.y / TILE);
-    const c1 = Math.min(this.cols, whole && !edgeX ? Math.floor(right / TILE) : Math.ceil(right / TILE));
-    const r1 = Math.min(this.rows, whole && !edgeY ? Math.floor(bottom / TILE) : Math.ceil(bottom / TILE));
-    for (let row = Math.max(0, r0); row < r1; row++) {
-      for (let col = Math.max(0, c0); col < c1; col++) fn(row * this.cols + col);
-    }
+  private bounds(): Rect {
+    const x = Math.min(...this.rects.map((r) => r.x));
+    const y = Math.min(...this.rects.map((r) => r.y));
+    const right = Math.max(...this.rects.map((r) => r.x + r.w));
+    const bottom = Math.max(...this.rects.map((r) => r.y + r.h));
+    return { x, y, w: right - x, h: bottom - y };
   }
 }
 

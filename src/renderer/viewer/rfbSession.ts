@@ -6,7 +6,7 @@ import { checkRfbInternals, installDevicePixelScale, installDirectDraw, installF
 import { loadJpegWasm } from './jpegWasm';
 import { SampleRing, median, type ViewerSample } from './stats';
 import { adaptStep, initialAdaptive, type AdaptiveState } from './adaptive';
-import { LossyTiles, refreshDue } from './lossless';
+import { LossyRegion, refreshDue } from './lossless';
 
 export type ViewerState = 'connecting' | 'connected' | 'disconnected';
 
@@ -56,7 +56,7 @@ export class ViewerSession {
   private losslessPending = false;
   private fbuPixels = 0;
   /** Where JPEG pixels are on screen, and when the last update came: the automatic lossless refresh. */
-  private readonly lossy = new LossyTiles();
+  private readonly lossy = new LossyRegion();
   private lastUpdateAt = 0;
   private readonly lossyTimer: ReturnType<typeof setInterval>;
   /** Lossless refreshes asked for: by the viewer itself after motion, and by the person (toolbar, shortcut). */
