@@ -29,6 +29,7 @@ import { openJobTunnel, runningDesktopJob, type JobTunnel } from '../cluster/job
 import { FileTransfers } from './fileTransfers';
 import { PromptBroker } from './prompts';
 import type { RemoteOps } from './remoteOps';
+import { inviteToWatch } from './invites';
 import { gpuView, keyView, planView, progressView, reportView, resultView, sessionView } from './views';
 import { probeHttp, probeLocalHttp, viewerCommands } from './tunnelInfo';
 import { importSshConfigHosts, listSshConfigHosts } from './sshConfigImport';
@@ -252,7 +253,7 @@ export class AppCore {
         l.vncPasswords.get(display)?.release();
         l.vncPasswords.delete(display);
       },
-      'sessions.invite': async ({ connectionId, display }) => (await import('./invites')).inviteToWatch(this.ready(connectionId), display),
+      'sessions.invite': ({ connectionId, display }) => inviteToWatch(this.ready(connectionId), display),
       'setup.plan': async ({ connectionId, options }) => planView(await this.deps.remote.plan(this.ready(connectionId).conn!, options)),
       'setup.apply': (i) => this.applySetup(i),
       'viewer.open': ({ connectionId, display }) => this.openViewer(connectionId, display),

@@ -52,11 +52,11 @@ const zhCN: Catalogue<typeof en> = {
   invite: {
     button: '邀请观看…',
     title: '邀请他人观看显示 :{{display}}',
-    text: '在这台服务器上有自己 SSH 账号的同事可以观看此桌面，但无法操作。gpu-desk 会在服务器上生成一个只读的一次性密码（TurboVNC 的 `vncpasswd -o -v`）；服务器会忽略对方的键盘、鼠标和剪贴板。',
+    text: '在这台服务器上有自己 SSH 账号的同事可以观看此桌面，但无法操作。gpu-desk 会在服务器上生成一个只读的一次性密码（TurboVNC 的 vncpasswd -o -v）；服务器会忽略对方的键盘、鼠标和剪贴板。',
     make: '生成只读密码',
     another: '再生成一个密码',
     step1: '1. 对方在自己的电脑上运行：',
-    login: '将 `LOGIN` 换成对方自己的 SSH 用户名。命令会显示一个本地端口，用 VNC 查看器（gpu-desk、TurboVNC 或 TigerVNC）连接它即可。',
+    login: '将 LOGIN 换成对方自己的 SSH 用户名。命令会显示一个本地端口，用 VNC 查看器（gpu-desk、TurboVNC 或 TigerVNC）连接它即可。',
     step2: '2. 查看器询问密码时，输入：',
     expiry: 'TurboVNC 只允许此密码连接一次，桌面停止后也随之失效。每个人、每次都请生成新的密码。',
   },
