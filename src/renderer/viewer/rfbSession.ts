@@ -167,7 +167,9 @@ export class ViewerSession {
    * and then nothing is left to refresh.
    */
   private maybeRefreshLossless(): void {
-    if (this.state !== 'connected' || this.videoOwnsScreen) return;
+    // With the Video codec chosen the screen is the stream's (video mode hands it back with its own
+    // lossless refresh); asking beside it broke the e2e's encoder-killed fallback (videoMode.spec.ts).
+    if (this.state !== 'connected' || this.videoOwnsScreen || this.prefs.codec === 'video') return;
     if (!refreshDue({ lossy: this.lossy.lossy, lastUpdateAt: this.lastUpdateAt, pending: this.losslessPending }, performance.now())) return;
     this.losslessRefreshes.auto++;
     this.refreshWhole();
