@@ -36,6 +36,7 @@ import type {
   UploadProgress,
   UploadTicket,
   VncSessionView,
+  ViewOnlyInviteView,
   ViewerTicket,
   VideoTicket,
 } from './models';
@@ -174,6 +175,8 @@ export const methods = {
     out<VncSessionView>(),
   ),
   'sessions.kill': m(z.strictObject({ connectionId: id, display }), out<void>()),
+  /** TurboVNC: a view-only one-time password for display N, and what a colleague runs to watch it. */
+  'sessions.invite': m(z.strictObject({ connectionId: id, display }), out<ViewOnlyInviteView>()),
 
   /** The plan to review, with the id of exactly this plan: setup.apply runs only a plan shown. */
   'setup.plan': m(z.strictObject({ connectionId: id, options: setupOptions.optional() }), out<SetupPlanView & { planId: string }>()),

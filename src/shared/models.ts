@@ -157,6 +157,17 @@ export interface GpuView {
 
 export type VncFlavor = 'turbovnc' | 'tigervnc' | null;
 
+/** A view-only invite to a TurboVNC desktop (sessions.invite). */
+export interface ViewOnlyInviteView {
+  display: number;
+  /** The view-only one-time password: one connection, sees the desktop, its input ignored by the server. */
+  password: string;
+  /** What the colleague runs first, with their own SSH login in place of LOGIN. */
+  command: string;
+  /** TurboVNC's rule: the password lets one viewer in once, and ends with the desktop. */
+  expiry: 'one-connection';
+}
+
 export interface VncSessionView {
   display: number;
   /** TCP port on the server's loopback; null for a session on a Unix socket only. */

@@ -18,6 +18,9 @@ export const LATIN_TERMS = new Set(
     // The set-up plan's libraries, tools, group and digest: what the commands below them name.
     'GL', 'GLU', 'GLUT', 'GLEW', 'glxinfo', 'nvidia-xconfig', 'vglusers', 'SHA-256', 'PCI', 'ID', 'JSON',
     // Video mode's encoder: the program, its encoders, the GPUs' encoders and where the packages come from.
+    // The view-only invite: TurboVNC's password tool and the placeholder the colleague replaces with their login;
+    // the L of the lossless refresh's shortcut (Ctrl+Alt+Shift+L).
+    'vncpasswd', 'LOGIN', 'L',
     'ffmpeg', 'ffmpeg-free', 'x264', 'libx264', 'NVENC', 'VA-API', 'H100', 'Intel', 'AMD', 'i915', 'amdgpu', 'EPEL', 'RPM', 'Fusion', 'PATH',
   ].map((w) => w.toLowerCase()),
 );

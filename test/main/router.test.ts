@@ -66,6 +66,7 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
     'sessions.list': c,
     'sessions.start': { ...c, display: 5, geometry: '1280x720', windowManager: 'openbox' },
     'sessions.kill': { ...c, display: 5 },
+    'sessions.invite': { ...c, display: 5 },
     'setup.plan': c,
     'setup.apply': { ...c, runId: 'r1', sudoPassword: null, planId: 'p1' },
     'viewer.open': { ...c, display: ctx.display },

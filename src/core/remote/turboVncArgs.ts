@@ -11,10 +11,16 @@
  *   xsdir    a 0700 directory for the xstartup written for a window manager without a session file
  *   vgl      egl / eglN / a device path (VirtualGL's EGL back end), glx, or empty (no VirtualGL)
  * It sets "$@" to the arguments; the caller adds its own (-otp, -fg) and runs vncserver.
+ * -alr: automatic lossless refresh. Once the screen has been still for ALR_DELAY_S seconds, Xvnc
+ * resends the regions it last sent as JPEG, mathematically lossless (no -alrqual), so text and thin
+ * lines come out exact after motion without the viewer asking (the viewer asks too, after a second,
+ * for servers without it: rfbSession.ts).
  * Only one-time passwords are accepted: no VNC password file is needed or written.
  */
+export const ALR_DELAY_S = 0.5;
+
 export const TURBOVNC_ARGS = `
-set -- ":$n" -securitytypes OTP -geometry "$geom"
+set -- ":$n" -securitytypes OTP -geometry "$geom" -alr ${ALR_DELAY_S}
 [ "$loopback" = 1 ] && set -- "$@" -localhost
 [ -n "$unixsock" ] && set -- "$@" -rfbunixpath "$unixsock" -rfbunixmode 0600
 if [ -n "$wm" ]; then

@@ -18,6 +18,8 @@ import { CloseJobDialog, JobViewerBar, jobRouteOf, type JobRoute } from '../clus
 import { useEndedLine } from '../cluster/jobText';
 import { VideoMode, type VideoView } from './video/videoMode';
 import { fromServerClipboard } from './serverClipboard';
+import { InviteDialog } from './InviteDialog';
+import { LOSSLESS_SHORTCUT, useLosslessShortcut } from './losslessShortcut';
 
 type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 
@@ -86,6 +88,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const endedLine = useEndedLine();
   const [jobRoute, setJobRoute] = useState<JobRoute | null>(null);
   const [closing, setClosing] = useState(false);
+  const [inviting, setInviting] = useState(false);
+  useLosslessShortcut(session);
   const display = fixedDisplay ?? jobRoute?.display ?? null;
 
   useEffect(() => {
@@ -262,6 +266,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         <button aria-pressed={panel === 'codec'} onClick={() => setPanel(panel === 'codec' ? null : 'codec')} data-testid="open-codec">{t('quality')}</button>
         <button aria-pressed={panel === 'keys'} onClick={() => setPanel(panel === 'keys' ? null : 'keys')} aria-haspopup="menu">{t('sendKeys')}</button>
         <button onClick={() => session.current?.ctrlAltDel()}>Ctrl+Alt+Del</button>
+        <button onClick={() => session.current?.losslessRefresh()} aria-keyshortcuts={LOSSLESS_SHORTCUT.aria} title={t('lossless.title', { keys: LOSSLESS_SHORTCUT.label })} data-testid="lossless-refresh">{t('lossless.button')} <kbd>{LOSSLESS_SHORTCUT.label}</kbd></button>
+        {turbo && !job && display !== null && <button onClick={() => setInviting(true)} data-testid="invite-open">{t('invite.button')}</button>}
         <button aria-pressed={panel === 'clipboard'} onClick={() => setPanel(panel === 'clipboard' ? null : 'clipboard')}>{t('clipboard')}</button>
         <label className="check"><input type="checkbox" checked={prefs.viewOnly} onChange={(e) => update({ ...prefs, viewOnly: e.target.checked })} /> {t('viewOnly')}</label>
         <label className="check"><input type="checkbox" checked={prefs.showHud} onChange={(e) => update({ ...prefs, showHud: e.target.checked })} data-testid="toggle-hud" /> {t('figures')}</label>
@@ -293,6 +299,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
             <h2>{t('password.title')}</h2>
             <p>{t('password.text')}</p>
             <input type="password" aria-label={t('password.aria')} value={vncPassword} onChange={(e) => setVncPassword(e.target.value)} autoFocus />
+            <label className="check"><input type="checkbox" checked={prefs.viewOnly} onChange={(e) => update({ ...prefs, viewOnly: e.target.checked })} /> {t('password.viewOnly')}</label>
             <div className="actions"><button type="button" onClick={() => { setAskPassword(false); session.current?.close(); setPhase('lost'); setWhy(t('password.none')); }}>{t('common:actions.cancel')}</button><button type="submit" className="primary">{t('password.connect')}</button></div>
           </form>
         )}
@@ -319,6 +326,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
           </aside>
         )}
       </div>
+      {inviting && display !== null && <InviteDialog connectionId={connectionId} display={display} onClose={() => setInviting(false)} />}
       {closing && job && (
         <CloseJobDialog
           connectionId={connectionId}

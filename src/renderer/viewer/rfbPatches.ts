@@ -31,6 +31,7 @@ interface DisplayInternals {
   _damage(x: number, y: number, w: number, h: number): void;
   imageRect(x: number, y: number, w: number, h: number, mime: string, arr: Uint8Array): void;
   blitImage(x: number, y: number, w: number, h: number, arr: Uint8Array, offset: number, fromQueue: boolean): void;
+  copyImage(oldX: number, oldY: number, newX: number, newY: number, w: number, h: number, fromQueue?: boolean): void;
   drawImage(img: CanvasImageSource, ...args: number[]): void;
   pending(): boolean;
   flip(fromQueue?: boolean): void;
@@ -43,7 +44,7 @@ export interface RfbInternals {
   clipViewport: boolean;
   _handleRect(): boolean;
   _updateScale(): void;
-  _FBU: { encoding: number | null; width: number; height: number };
+  _FBU: { encoding: number | null; x: number; y: number; width: number; height: number };
   _fbDepth: number;
   _fbWidth: number;
   _fbHeight: number;
@@ -60,7 +61,7 @@ export function checkRfbInternals(rfb: RFB): void {
   const missing = ['_sendEncodings', '_handleRect', '_updateScale', '_display', '_sock', '_FBU'].filter((k) => !(k in r));
   const d = r._display as unknown as Record<string, unknown> | undefined;
   if (d) {
-    missing.push(...['imageRect', 'drawImage', 'pending', 'flip', '_renderQPush', '_damage', '_rescale', 'resize', 'viewportChangeSize'].filter((k) => typeof d[k] !== 'function'));
+    missing.push(...['imageRect', 'copyImage', 'drawImage', 'pending', 'flip', '_renderQPush', '_damage', '_rescale', 'resize', 'viewportChangeSize'].filter((k) => typeof d[k] !== 'function'));
     missing.push(...['_drawCtx', '_renderQ', '_target', '_targetCtx', '_viewportLoc', '_damageBounds'].filter((k) => !d[k]));
   }
   // installPalette32 replaces these on the Tight decoder.
@@ -407,6 +408,11 @@ export interface FrameHooks {
   onFrameDrawn(now: number): void;
   /** A rectangle with this encoding and area (pixels) started decoding. */
   onRect(encoding: number, pixels: number): void;
+  /**
+   * A rectangle decoded, where it lies: `jpeg` when (some of) its pixels came as JPEG (Tight's JPEG
+   * sub-encoding), `from` the source of a CopyRect.
+   */
+  onRectAt?(rect: { x: number; y: number; w: number; h: number; encoding: number; jpeg: boolean; from?: { x: number; y: number } }): void;
 }
 
 export function installHooks(rfb: RFB, hooks: FrameHooks): void {
@@ -418,13 +424,32 @@ export function installHooks(rfb: RFB, hooks: FrameHooks): void {
     origFlip(fromQueue);
     if (!queued) hooks.onFrameDrawn(performance.now());
   };
+  // Which rectangle drew JPEG, and where a CopyRect came from (the decoders call these while the rectangle is handled).
+  let jpeg = false;
+  let from: { x: number; y: number } | undefined;
+  const origImageRect = d.imageRect.bind(d);
+  d.imageRect = (x, y, w, h, mime, arr) => {
+    if (mime === 'image/jpeg') jpeg = true;
+    origImageRect(x, y, w, h, mime, arr);
+  };
+  const origCopy = d.copyImage.bind(d);
+  d.copyImage = (oldX, oldY, newX, newY, w, h, fromQueue) => {
+    // The render queue replays copies later: only the decoder's own call belongs to the rectangle.
+    if (!fromQueue) from = { x: oldX, y: oldY };
+    origCopy(oldX, oldY, newX, newY, w, h, fromQueue);
+  };
   const origRect = r._handleRect.bind(r);
   r._handleRect = () => {
     // Re-entered while a rectangle's bytes arrive; count it once, when it completes.
     const enc = r._FBU.encoding;
-    const pixels = r._FBU.width * r._FBU.height;
+    const { x, y, width: w, height: h } = r._FBU;
+    const pixels = w * h;
     const done = origRect();
-    if (done && enc !== null) hooks.onRect(enc, pixels);
+    if (done && enc !== null) {
+      hooks.onRect(enc, pixels);
+      hooks.onRectAt?.({ x, y, w, h, encoding: enc, jpeg, ...(from && enc === 1 ? { from } : {}) });
+    }
+    if (done) { jpeg = false; from = undefined; }
     return done;
   };
 }

@@ -6,6 +6,7 @@ import { checkRfbInternals, installDevicePixelScale, installDirectDraw, installF
 import { loadJpegWasm } from './jpegWasm';
 import { SampleRing, median, type ViewerSample } from './stats';
 import { adaptStep, initialAdaptive, type AdaptiveState } from './adaptive';
+import { LossyRegion, refreshDue } from './lossless';
 
 export type ViewerState = 'connecting' | 'connected' | 'disconnected';
 
@@ -54,6 +55,12 @@ export class ViewerSession {
   /** A lossless refresh is on its way: lossless encodings until an update has covered the whole screen. */
   private losslessPending = false;
   private fbuPixels = 0;
+  /** Where JPEG pixels are on screen, and when the last update came: the automatic lossless refresh. */
+  private readonly lossy = new LossyRegion();
+  private lastUpdateAt = 0;
+  private readonly lossyTimer: ReturnType<typeof setInterval>;
+  /** Lossless refreshes asked for: by the viewer itself after motion, and by the person (toolbar, shortcut). */
+  readonly losslessRefreshes = { auto: 0, asked: 0 };
   private lastTick = { at: performance.now(), bytesIn: 0, bytesOut: 0 };
   /** Listeners for every drawn frame (the benchmark's key-to-screen probe uses it). */
   readonly frameListeners = new Set<(now: number) => void>();
@@ -95,6 +102,14 @@ export class ViewerSession {
           this.pixelsReceived += pixels;
           this.fbuPixels += pixels;
         }
+      },
+      onRectAt: (rect) => {
+        if (!REAL_ENCODINGS.has(rect.encoding)) return;
+        const fb = internals(this.rfb);
+        this.lossy.fit(fb._fbWidth, fb._fbHeight);
+        if (rect.encoding === ENC.copyRect && rect.from) this.lossy.copy(rect, rect.from.x, rect.from.y);
+        else if (rect.jpeg) this.lossy.jpeg(rect);
+        else this.lossy.exact(rect);
       },
     });
     this.rfb.focusOnClick = true;
@@ -142,22 +157,56 @@ export class ViewerSession {
       this.h264 = ok;
     });
     this.timer = setInterval(() => this.tick(), 1000);
+    // Checked often so the refresh follows the last update by about LOSSLESS_IDLE_MS, not by up to a second more.
+    this.lossyTimer = setInterval(() => this.maybeRefreshLossless(), 100);
+  }
+
+  /**
+   * Motion stopped with JPEG pixels still on screen (adaptive quality lowered it, or the codec is
+   * lossy): the whole screen once more without JPEG. TurboVNC's own -alr usually gets there first,
+   * and then nothing is left to refresh.
+   */
+  private maybeRefreshLossless(): void {
+    // With the Video codec chosen the screen is the stream's (video mode hands it back with its own
+    // lossless refresh); asking beside it broke the e2e's encoder-killed fallback (videoMode.spec.ts).
+    if (this.state !== 'connected' || this.videoOwnsScreen || this.prefs.codec === 'video') return;
+    if (!refreshDue({ lossy: this.lossy.lossy, lastUpdateAt: this.lastUpdateAt, pending: this.losslessPending }, performance.now())) return;
+    this.losslessRefreshes.auto++;
+    this.refreshWhole();
+  }
+
+  /** The toolbar's Lossless refresh: the whole screen now, exactly as the server has it (TurboVNC or TigerVNC). */
+  losslessRefresh(): void {
+    if (this.state !== 'connected') return;
+    this.losslessRefreshes.asked++;
+    this.refreshWhole();
+  }
+
+  private refreshWhole(): void {
+    this.refreshLossless();
+    requestFullUpdate(this.rfb);
+    const { auto, asked } = this.losslessRefreshes;
+    // For the e2e and the curious: how many refreshes the viewer asked for, and why.
+    this.opts.target.dataset.losslessRefreshes = `${auto} auto, ${asked} asked`;
   }
 
   private setState(s: ViewerState, detail?: { clean: boolean; reason?: string }): void {
     if (this.state === 'disconnected') return;
     this.state = s;
     if (s === 'disconnected' && this.timer) clearInterval(this.timer);
+    if (s === 'disconnected') clearInterval(this.lossyTimer);
     this.opts.onState?.(s, detail);
   }
 
   private frameDrawn(now: number): void {
+    this.lastUpdateAt = now;
     if (this.losslessPending) {
       const r = internals(this.rfb);
       if (this.fbuPixels >= r._fbWidth * r._fbHeight) {
         // The whole screen came lossless: what changes next is encoded as the user chose again.
         this.losslessPending = false;
         this.sendEncodings();
+        this.lossy.clear();
       }
     }
     this.fbuPixels = 0;
@@ -348,6 +397,7 @@ export class ViewerSession {
   close(): void {
     this.stopAligning();
     if (this.timer) clearInterval(this.timer);
+    clearInterval(this.lossyTimer);
     this.timer = null;
     try {
       this.rfb.disconnect();

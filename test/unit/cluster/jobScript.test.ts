@@ -139,14 +139,14 @@ describe('the TurboVNC start shared by server desktops and jobs (remote/turboVnc
   }
 
   it('ssh access: OTP only, loopback only, the 0600 socket in the job directory, in the foreground', () => {
-    expect(jobArgs({ geometry: '1280x720' })).toEqual([':7', '-securitytypes', 'OTP', '-geometry', '1280x720', '-localhost', '-rfbunixpath', 'DIR/vnc.sock', '-rfbunixmode', '0600', '-noxstartup', '-fg']);
+    expect(jobArgs({ geometry: '1280x720' })).toEqual([':7', '-securitytypes', 'OTP', '-geometry', '1280x720', '-alr', '0.5', '-localhost', '-rfbunixpath', 'DIR/vnc.sock', '-rfbunixmode', '0600', '-noxstartup', '-fg']);
   });
 
   it('login-forward: TCP beyond loopback (the login node connects) with OTP as the only way in', () => {
-    expect(jobArgs({ nodeAccess: 'login-forward' })).toEqual([':7', '-securitytypes', 'OTP', '-geometry', '1920x1080', '-noxstartup', '-fg']);
+    expect(jobArgs({ nodeAccess: 'login-forward' })).toEqual([':7', '-securitytypes', 'OTP', '-geometry', '1920x1080', '-alr', '0.5', '-noxstartup', '-fg']);
   });
 
   it('a window manager without a session file starts through an xstartup in the job\'s own directory', () => {
-    expect(jobArgs({ windowManager: 'no-such-wm-here' })).toEqual([':7', '-securitytypes', 'OTP', '-geometry', '1920x1080', '-localhost', '-rfbunixpath', 'DIR/vnc.sock', '-rfbunixmode', '0600', '-xstartup', 'DIR/gpu-desk-xstartup', '-fg']);
+    expect(jobArgs({ windowManager: 'no-such-wm-here' })).toEqual([':7', '-securitytypes', 'OTP', '-geometry', '1920x1080', '-alr', '0.5', '-localhost', '-rfbunixpath', 'DIR/vnc.sock', '-rfbunixmode', '0600', '-xstartup', 'DIR/gpu-desk-xstartup', '-fg']);
   });
 });

@@ -1,3 +1,4 @@
+import { inviteToWatch } from '../invites';
 import { ShownOnce } from '../shownOnce';
 import type { SetupPlan } from '../../remote/types';
 import { registerSecret } from '../../errors';
@@ -87,6 +88,7 @@ export class Servers implements SessionsOfServer {
         }
         return sessionView(s);
       },
+      'sessions.invite': ({ connectionId, display }) => inviteToWatch(this.deps.ready(connectionId), display),
       'sessions.kill': async ({ connectionId, display }) => {
         const c = this.deps.ready(connectionId);
         this.deps.viewers.closeDisplay(connectionId, display);

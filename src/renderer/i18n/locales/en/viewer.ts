@@ -41,6 +41,22 @@ export default {
     text: 'It was started outside gpu-desk. The password is sent to the session only and not saved.',
     none: 'No VNC password given.',
     connect: 'Connect',
+    viewOnly: 'Watch only: send no keys, pointer or clipboard (for a view-only password)',
+  },
+  lossless: {
+    button: 'Lossless refresh',
+    title: 'Send the whole screen again without JPEG, exactly as the server has it ({{keys}})',
+  },
+  invite: {
+    button: 'Invite to watch…',
+    title: 'Invite someone to watch display :{{display}}',
+    text: 'A colleague with their own SSH login to this server can watch this desktop without controlling it. gpu-desk makes a view-only one-time password on the server (TurboVNC’s vncpasswd -o -v); their keys, pointer and clipboard are ignored by the server.',
+    make: 'Make a view-only password',
+    another: 'Make another password',
+    step1: '1. They run, on their own computer:',
+    login: 'with their own SSH user name in place of LOGIN. It prints the local port to point a VNC viewer at (gpu-desk, TurboVNC or TigerVNC).',
+    step2: '2. When the viewer asks for the password, they enter:',
+    expiry: 'TurboVNC lets this password in for one connection only, and it ends when the desktop stops. Make a new one for each person or each time.',
   },
   keys: {
     menu: 'Send keys',

@@ -43,6 +43,22 @@ const zhCN: Catalogue<typeof en> = {
     text: '这个桌面不是由 gpu-desk 启动的。密码只会发送给该会话，不会被保存。',
     none: '未提供 VNC 密码。',
     connect: '连接',
+    viewOnly: '仅观看：不发送键盘、鼠标或剪贴板（用于只读密码）',
+  },
+  lossless: {
+    button: '无损刷新',
+    title: '不用 JPEG 重新发送整个屏幕，与服务器上完全一致（{{keys}}）',
+  },
+  invite: {
+    button: '邀请观看…',
+    title: '邀请他人观看显示 :{{display}}',
+    text: '在这台服务器上有自己 SSH 账号的同事可以观看此桌面，但无法操作。gpu-desk 会在服务器上生成一个只读的一次性密码（TurboVNC 的 vncpasswd -o -v）；服务器会忽略对方的键盘、鼠标和剪贴板。',
+    make: '生成只读密码',
+    another: '再生成一个密码',
+    step1: '1. 对方在自己的电脑上运行：',
+    login: '将 LOGIN 换成对方自己的 SSH 用户名。命令会显示一个本地端口，用 VNC 查看器（gpu-desk、TurboVNC 或 TigerVNC）连接它即可。',
+    step2: '2. 查看器询问密码时，输入：',
+    expiry: 'TurboVNC 只允许此密码连接一次，桌面停止后也随之失效。每个人、每次都请生成新的密码。',
   },
   keys: {
     menu: '发送按键',

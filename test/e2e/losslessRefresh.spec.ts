@@ -1,0 +1,155 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { startXvnc, windowViewable } from '../bed';
+import { addProfile, expect, test, type Env } from './fixtures';
+import { typeOnRemote } from './typing';
+import { canvasDigest, canvasSize, pixelsUnlikeServer } from './viewerPixels';
+import { LOSSLESS_IDLE_MS } from '../../src/renderer/viewer/lossless';
+
+const VGL = '/opt/VirtualGL/bin';
+const SPHERES = [`${VGL}/vglrun`, '-d', 'egl0', `${VGL}/glxspheres64`, '-w', '400x300'];
+
+/** The viewer's own count of lossless refreshes: "N auto, M asked" (rfbSession.ts). */
+async function refreshes(page: Page): Promise<{ auto: number; asked: number }> {
+  const v = (await page.getByTestId('vnc-screen').getAttribute('data-lossless-refreshes')) ?? '0 auto, 0 asked';
+  const m = /(\d+) auto, (\d+) asked/.exec(v)!;
+  return { auto: Number(m[1]), asked: Number(m[2]) };
+}
+
+/** Waits until the canvas has shown `n` different pictures (the spheres turn). */
+async function motion(page: Page, n = 5): Promise<void> {
+  const seen = new Set<string>();
+  await expect.poll(async () => { seen.add(await canvasDigest(page)); return seen.size; }, { timeout: 60_000, message: 'distinct canvas contents while the spheres turn' }).toBeGreaterThanOrEqual(n);
+}
+
+/**
+ * Stops the motion (SIGSTOP to the program) and waits until the whole canvas equals the server's own
+ * screenshot, exactly; returns when, after the stop, the canvas that matched was read (the
+ * screenshot that confirms it is taken just after, and its time is not counted).
+ */
+async function exactAfterStop(page: Page, env: Env, display: number, stop: () => void, timeout: number): Promise<number> {
+  stop();
+  const t0 = Date.now();
+  let readAt = t0;
+  await expect.poll(() => { readAt = Date.now(); return pixelsUnlikeServer(page, env, display); }, { timeout, intervals: [25], message: 'pixels the viewer draws unlike the server\'s own screenshot after motion stopped' }).toBe(0);
+  return readAt - t0;
+}
+
+test('TigerVNC: after motion at low JPEG quality the viewer asks for a lossless refresh by itself, and the canvas equals the server\'s screen exactly', async ({ page, env }) => {
+  test.setTimeout(300_000);
+  const xvnc = await startXvnc({ geometry: '800x600' });
+  const spheres = xvnc.run(SPHERES);
+  try {
+    fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
+    // Quality level 1, adaptive off: TigerVNC sends the spheres as coarse JPEG.
+    await env.app.invoke('profiles.save', {
+      profile: {
+        name: 'tigerlossy', host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.userKeyPath },
+        display: { number: xvnc.display }, viewer: { quality: 1, compression: 2, encodings: ['tight'], scaling: 'off', adaptive: false }, forwards: [],
+      },
+    });
+    await env.app.open(page);
+    await page.getByRole('button', { name: 'Connect to tigerlossy' }).click();
+    await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+    await expect.poll(() => canvasSize(page)).toEqual({ w: 800, h: 600 });
+    await motion(page);
+    // While it moves, JPEG: the canvas is not the server's picture.
+    expect(await pixelsUnlikeServer(page, env, xvnc.display)).not.toBe(0);
+    const before = await refreshes(page);
+
+    // The viewer waits LOSSLESS_IDLE_MS (1 s) without updates, then asks for the whole screen without JPEG.
+    const ms = await exactAfterStop(page, env, xvnc.display, () => process.kill(-spheres.pid!, 'SIGSTOP'), 10_000);
+    test.info().annotations.push({ type: 'TigerVNC: exact after the motion stopped', description: `${ms} ms` });
+    // Its 1 s without updates, then one full update: within a second after that.
+    expect(ms).toBeLessThan(LOSSLESS_IDLE_MS + 1000);
+    expect((await refreshes(page)).auto).toBeGreaterThan(before.auto);
+    await env.shot(page, 'viewer-lossless-tigervnc');
+
+    // The toolbar button asks at once (moving again, then stopped: exact, and counted as asked).
+    process.kill(-spheres.pid!, 'SIGCONT');
+    await motion(page, 3);
+    const button = page.getByRole('button', { name: /Lossless refresh/ });
+    await expect(button).toHaveAttribute('aria-keyshortcuts', 'Control+Alt+Shift+L');
+    await expect(button).toContainText('Ctrl+Alt+Shift+L');
+    const asked = (await refreshes(page)).asked;
+    await exactAfterStop(page, env, xvnc.display, () => {
+      process.kill(-spheres.pid!, 'SIGSTOP');
+      void button.click();
+    }, 5_000);
+    await expect.poll(async () => (await refreshes(page)).asked).toBe(asked + 1);
+    // The shortcut does the same, and is caught before noVNC sends it.
+    await page.locator('[data-testid="vnc-screen"] canvas').focus();
+    await page.keyboard.press('Control+Alt+Shift+L');
+    await expect.poll(async () => (await refreshes(page)).asked).toBe(asked + 2);
+    await page.getByRole('button', { name: 'Back to the server' }).click();
+    await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+  } finally {
+    try { process.kill(-spheres.pid!, 'SIGKILL'); } catch { /* gone */ }
+    await xvnc.stop();
+  }
+});
+
+test('TurboVNC: desktops gpu-desk starts run Xvnc with -alr 0.5, and after motion at JPEG quality 10 the canvas equals the server\'s screen exactly within a second', async ({ page, env }) => {
+  test.setTimeout(600_000);
+  fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
+  await env.app.open(page);
+  await addProfile(page, env, 'alr');
+  await page.getByRole('button', { name: 'Connect to alr' }).click();
+  await expect(page.getByRole('heading', { name: 'alr', level: 1 })).toBeVisible({ timeout: 30_000 });
+  await page.getByRole('tab', { name: 'Desktops' }).click();
+  await page.getByLabel('Size').fill('1024x768');
+  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
+  await page.getByRole('button', { name: 'Start desktop' }).click();
+  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
+  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
+  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
+  // The X server itself was started with automatic lossless refresh.
+  const xvncArgs = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map((p) => {
+    try { return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0'); } catch { return []; }
+  }).find((a) => /Xvnc$/.test(a[0] ?? '') && a[1] === `:${display}`);
+  expect(xvncArgs, `the Xvnc of :${display}`).toBeDefined();
+  expect(xvncArgs!.join(' ')).toContain('-alr 0.5');
+
+  await row.getByRole('button', { name: `View display ${display}` }).click();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  await expect.poll(() => canvasSize(page)).toEqual({ w: 1024, h: 768 });
+  await expect.poll(() => windowViewable(env.bed.home, display, env.desktop.terminalTitle), { timeout: 30_000 }).toBe(true);
+
+  // A low fixed JPEG quality (TurboVNC's fine control), adaptive off.
+  await page.getByTestId('open-codec').click();
+  const panel = page.getByTestId('codec-panel');
+  const adaptive = panel.getByLabel(/Adaptive/);
+  if (await adaptive.isChecked()) await adaptive.uncheck();
+  await panel.getByLabel('Preset').selectOption('low');
+  const fine = panel.getByRole('group', { name: /TurboVNC fine control/ });
+  await fine.getByLabel('JPEG quality 1–100').fill('10');
+  await panel.getByRole('button', { name: 'Close quality panel' }).click();
+
+  const tag = `gdalr${Date.now().toString(36)}`;
+  const pidFile = `/tmp/${tag}.pid`;
+  const logFile = `/tmp/${tag}.log`;
+  await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });
+  await typeOnRemote(page, `${SPHERES.join(' ')} > ${logFile} 2>&1 & echo $! > ${pidFile}`);
+  await page.keyboard.press('Enter');
+  await expect.poll(() => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : ''), { timeout: 60_000 }).toContain('OpenGL Renderer:');
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+  try {
+    await motion(page);
+    expect(await pixelsUnlikeServer(page, env, display)).not.toBe(0);
+    // -alr 0.5 on the server (the viewer's own refresh comes after 1 s, should anything be left).
+    const ms = await exactAfterStop(page, env, display, () => process.kill(pid, 'SIGSTOP'), 10_000);
+    test.info().annotations.push({ type: 'TurboVNC: exact after the motion stopped', description: `${ms} ms` });
+    expect(ms, 'the canvas was exact within a second of the motion stopping').toBeLessThan(1000);
+    await env.shot(page, 'viewer-lossless-turbovnc');
+  } finally {
+    try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    fs.rmSync(pidFile, { force: true });
+    fs.rmSync(logFile, { force: true });
+  }
+  await page.getByRole('button', { name: 'Back to the server' }).click();
+  await row.getByRole('button', { name: `Stop display ${display}` }).click();
+  await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
+  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
+  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+});
