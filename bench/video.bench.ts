@@ -249,7 +249,7 @@ async function main(): Promise<void> {
       const kv = results[key].v?.keyMs;
       const kj = results[key].j?.keyMs;
       if (kv == null || kj == null) continue;
-      judge(`key-to-screen in video mode ≤ VNC mode's + 20 ms (${LINK_SPECS[key].label}): v ${f1(kv)} ms vs j ${f1(kj)} ms (+${f1(kv - kj)} ms)`, kv <= kj + 20);
+      judge(`key-to-screen in video mode ≤ VNC mode's + 20 ms (${LINK_SPECS[key].label}): v ${f1(kv)} ms vs j ${f1(kj)} ms (${kv - kj >= 0 ? '+' : ''}${f1(kv - kj)} ms)`, kv <= kj + 20);
     }
   } finally {
     if (capture) dropCapture(capture);
