@@ -67,6 +67,7 @@ let jpegTool: string | null = null;
 async function buildJpegTool(): Promise<string> {
   if (jpegTool) return jpegTool;
   const dir = makeTempDir('gd-bench-video-jpeg-');
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const bin = path.join(dir, 'jpegRoundTrip');
   const lib = ['/lib/x86_64-linux-gnu/libturbojpeg.so.0', '/usr/lib/x86_64-linux-gnu/libturbojpeg.so.0', '/usr/lib64/libturbojpeg.so.0'].find((f) => fs.existsSync(f));
   if (!lib) throw new Error('no libturbojpeg.so.0 on this machine (Debian: libturbojpeg0)');
