@@ -17,13 +17,13 @@
  * viewer (see docs/bench-3d.md). Judged on frames drawn, at the shaped link: b/a >= 10x, b/c >= 0.9x.
  * Every party runs alone (its own glxspheres64) and the order flips each round (r a b c, c b a r, …).
  * Options: --seconds N (measured per trial, default 20), --warmup N (default 4), --rounds N (default 2),
- * --links shaped,loopback, --cpu (each trial's CPU use by process kind), --query '&flag=1' (page flags for gpu-desk's viewer). GD_BENCH_STRICT=1 makes a missed target exit non-zero.
+ * --links shaped,loopback, --cpu (each trial's CPU use by process kind), --cpus desk:server|shared (test/bed/placement.ts), --query '&flag=1' (page flags for gpu-desk's viewer). GD_BENCH_STRICT=1 makes a missed target exit non-zero.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cleanupAll, freeXDisplay, makeTempDir } from '../test/bed';
+import { cleanupAll, freeXDisplay, makeTempDir, placeSelfOnDesk, placementFromArgs } from '../test/bed';
 import { BrowserViewer } from './viewer/browserViewer';
 import { cpuDiff, cpuSnapshot, VIEWER_PROCS } from './viewer/cpu';
 import { runNativeViewer, stop } from './viewer/nativeViewer';
@@ -46,6 +46,8 @@ const LINKS = (argOf('--links') ?? 'shaped,loopback').split(',');
 /** Page flags for gpu-desk's viewer (b), e.g. '&imagedecoder=1', to compare a viewer change in this bench. */
 const QUERY = argOf('--query');
 const SHOW_CPU = args.includes('--cpu');
+/** Two machines on one (issue 30): --cpus desk:server (default the first two CPUs), --cpus shared for the old layout. */
+const placement = placementFromArgs(args);
 /** The processes worth watching here: bench:viewer's, the program and the X servers. */
 const PROCS = new RegExp(`${VIEWER_PROCS.source}|^(glxspheres64|Xvnc|Xvfb)$`);
 
@@ -88,7 +90,8 @@ interface Link {
 }
 
 async function main(): Promise<void> {
-  const app = await startViewerBed('gd-bench-3d-', { x11Forwarding: true });
+  placeSelfOnDesk(placement);
+  const app = await startViewerBed('gd-bench-3d-', { x11Forwarding: true, wrap: placement.serverWrap });
   const { home, bed, harness } = app;
   const children: ChildProcess[] = [];
   const work = makeTempDir('gd-bench-3d-');
@@ -96,6 +99,7 @@ async function main(): Promise<void> {
   let viewer: BrowserViewer | null = null;
   try {
     line(`bench:3d — ${os.cpus().length} CPUs; glxspheres64 -w ${SPHERES_SIZE}; ${SECONDS} s measured after ${WARMUP} s per trial, ${ROUNDS} rounds alternating; VNC quality ${QUALITY}, compression ${COMPRESSION}, Tight`);
+    line(placement.describe);
     // The desk's screen for X11 forwarding (the native viewer brings its own, see runNativeViewer).
     const deskDisplay = await freeXDisplay();
     const desk = spawn('Xvfb', [`:${deskDisplay}`, '-screen', '0', `${SCREEN.width}x${SCREEN.height}x24`, '-nolisten', 'tcp'], { stdio: 'ignore', detached: true });
@@ -172,7 +176,7 @@ async function main(): Promise<void> {
 
 async function openLink(name: string, bed: Awaited<ReturnType<typeof startViewerBed>>['bed'], session: TurboSession, home: string, viewer: BrowserViewer): Promise<Link> {
   if (name !== 'shaped' && name !== 'loopback') throw new Error(`--links: "${name}" is not a link; use shaped and/or loopback`);
-  const proc = name === 'shaped' ? await startShapedLink(bed, home) : null;
+  const proc = name === 'shaped' ? await startShapedLink(bed, home, placement.serverWrap) : null;
   const port = proc?.port ?? bed.port;
   const profile = `spheres-${name}`;
   // No default display: a profile that names one opens the viewer before the probe has said TurboVNC, without a one-time password.

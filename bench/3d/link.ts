@@ -15,8 +15,8 @@ export const SHAPED_LINK = {
  * The delaying, rate-limiting proxy in front of the bed's sshd, its address trusted in the desk's
  * known_hosts under `home` (gpu-desk checks host keys like OpenSSH: the proxy's address is a host of its own).
  */
-export async function startShapedLink(bed: SshdBed, home: string): Promise<Proc> {
-  const proc = await startProxy(bed.port, SHAPED_LINK.delayMs, { rateBytesPerSec: (SHAPED_LINK.rateMbit * 1e6) / 8, maxQueuedBytes: SHAPED_LINK.bufferBytes });
+export async function startShapedLink(bed: SshdBed, home: string, wrap: string[] = []): Promise<Proc> {
+  const proc = await startProxy(bed.port, SHAPED_LINK.delayMs, { rateBytesPerSec: (SHAPED_LINK.rateMbit * 1e6) / 8, maxQueuedBytes: SHAPED_LINK.bufferBytes }, wrap);
   fs.appendFileSync(path.join(home, 'known_hosts'), `[127.0.0.1]:${proc.port} ${bed.knownHostsLine.split(' ').slice(1).join(' ')}\n`);
   return proc;
 }

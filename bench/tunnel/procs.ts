@@ -38,9 +38,11 @@ function stopper(child: ChildProcess): () => Promise<void> {
 }
 
 /** A tsx child that reports { port } (or { error }) over IPC. */
-async function forkTs(file: string, arg: unknown, execArgv: string[] = []): Promise<Proc> {
+async function forkTs(file: string, arg: unknown, execArgv: string[] = [], wrap: string[] = []): Promise<Proc> {
+  // With a wrapper (e.g. taskset -c 1, test/bed/placement.ts) node runs under it; the IPC channel's fd passes through its exec.
   const child = fork(path.join(__dirname, file), [JSON.stringify(arg)], {
-    execArgv: ['--import', 'tsx', ...execArgv],
+    ...(wrap.length ? { execPath: wrap[0] } : {}),
+    execArgv: [...(wrap.length ? [...wrap.slice(1), process.execPath] : []), '--import', 'tsx', ...execArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   live.add(child);
@@ -54,8 +56,9 @@ async function forkTs(file: string, arg: unknown, execArgv: string[] = []): Prom
 }
 
 export const startSource = () => forkTs('source.ts', {});
-export const startProxy = (targetPort: number, delayMs: number, link: Omit<DelayProxyOptions, 'targetPort' | 'delayMs'> = {}) =>
-  forkTs('proxyProc.ts', { targetPort, delayMs, ...link });
+/** `wrap`: a command the proxy runs under (the server side's taskset, test/bed/placement.ts). */
+export const startProxy = (targetPort: number, delayMs: number, link: Omit<DelayProxyOptions, 'targetPort' | 'delayMs'> = {}, wrap: string[] = []) =>
+  forkTs('proxyProc.ts', { targetPort, delayMs, ...link }, [], wrap);
 
 /** known_hosts for the address actually dialled (the proxy's port when there is one). */
 export function knownHostsFor(bed: SshdBed, sshPort: number): string {

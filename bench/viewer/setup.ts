@@ -23,7 +23,7 @@ export async function startViewerBed(prefix: string, sshd: SshdOptions = {}): Pr
   process.env.GPU_DESK_HOME = home;
   const bed = await startSshd(sshd);
   fs.writeFileSync(path.join(home, 'known_hosts'), `${bed.knownHostsLine}\n`);
-  const harness = await startHarness({ log: () => {}, deps: { sshConfigPath: null, userKnownHostsFiles: [] } });
+  const harness = await startHarness({ log: process.env.GD_BENCH_LOG === '1' ? (s: string) => process.stderr.write(`harness: ${s}\n`) : () => {}, deps: { sshConfigPath: null, userKnownHostsFiles: [] } });
   return {
     home,
     bed,

@@ -7,3 +7,4 @@ export * from './desktop';
 export * from './screen';
 export * from './slurm';
 export * from './nativeViewer';
+export * from './placement';

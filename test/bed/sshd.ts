@@ -22,6 +22,8 @@ export interface SshdOptions {
   hostCertificatePrincipals?: string[];
   /** Allow `ssh -X` (needs xauth on this machine); off by default like a hardened server. */
   x11Forwarding?: boolean;
+  /** A command sshd runs under, e.g. ['taskset', '-c', '1'] (test/bed/placement.ts): what sshd forks inherits it. */
+  wrap?: string[];
 }
 
 export interface SshdBed {
@@ -145,7 +147,8 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
   let proc = null as ChildProcess | null;
   const start = async () => {
     const logFd = fs.openSync(logPath, 'a');
-    proc = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', configPath], {
+    const wrap = opts.wrap ?? [];
+    proc = spawn(wrap[0] ?? '/usr/sbin/sshd', [...wrap.slice(1), ...(wrap.length ? ['/usr/sbin/sshd'] : []), '-D', '-e', '-f', configPath], {
       stdio: ['ignore', logFd, logFd],
       detached: true,
     });
