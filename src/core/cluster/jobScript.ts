@@ -75,9 +75,11 @@ n=""; pid=""
 stop() {
   rc=$1
   trap - TERM INT HUP EXIT
+  # The job's files go first: Slurm kills what is left after KillWait, and a slow -kill must not
+  # leave a connection file naming a desktop that is gone.
+  rm -rf "$dir"
   [ -n "$n" ] && "$vnc/vncserver" -kill ":$n" >/dev/null 2>&1
   [ -n "$pid" ] && kill "$pid" 2>/dev/null
-  rm -rf "$dir"
   exit "$rc"
 }
 trap 'stop 0' TERM INT HUP
