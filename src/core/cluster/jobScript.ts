@@ -75,11 +75,13 @@ n=""; pid=""
 stop() {
   rc=$1
   trap - TERM INT HUP EXIT
-  # The job's files go first: Slurm kills what is left after KillWait, and a slow -kill must not
-  # leave a connection file naming a desktop that is gone.
+  # Slurm kills what is left after KillWait: the X server is ended directly first (vncserver -kill is
+  # a Perl start and a 1 s sleep), then the job's files, then vncserver's own bookkeeping.
+  xp=""; [ -n "$n" ] && xp=$(cat "$HOME/.vnc/$vhost:$n.pid" 2>/dev/null)
+  case "$xp" in ''|*[!0-9]*) ;; *) [ "$(cat "/proc/$xp/comm" 2>/dev/null)" = Xvnc ] && kill "$xp" 2>/dev/null ;; esac
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null
   rm -rf "$dir"
   [ -n "$n" ] && "$vnc/vncserver" -kill ":$n" >/dev/null 2>&1
-  [ -n "$pid" ] && kill "$pid" 2>/dev/null
   exit "$rc"
 }
 trap 'stop 0' TERM INT HUP
