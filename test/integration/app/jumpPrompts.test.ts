@@ -8,7 +8,7 @@ import { savedPassword, savePassword } from '../../../src/core/keychain/password
 import { ProfileStore } from '../../../src/core/profiles/profileStore';
 import type { ChannelHub } from '../../../src/core/vnc/channelHub';
 import type { PromptRequest } from '../../../src/shared/models';
-import { cleanupAll, registerCleanup, startSshd, type SshdBed } from '../../bed';
+import { cleanupAll, isRoot, registerCleanup, startSshd, type SshdBed } from '../../bed';
 import { memorySecrets } from '../../unit/app/services/fakes';
 
 /**
@@ -26,6 +26,10 @@ beforeAll(async () => {
   ]);
 }, 60_000);
 afterAll(cleanupAll);
+
+/** The bed's accounts have real passwords only when it runs as root (test/bed/sshd.ts). */
+const NO_PASSWORD_WHY = 'not running as root: the bed has no account with a password, so a password profile cannot log in here';
+if (!isRoot) console.log(`jumpPrompts.test.ts: ${NO_PASSWORD_WHY}`);
 
 function core() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-jump-pw-'));
@@ -69,7 +73,7 @@ const asked = (prompts: PromptRequest[]) => prompts.filter((p) => p.kind !== 'ho
 
 describe('a password profile behind a keyboard-interactive-only jump host (through the IPC handlers)', () => {
   it('the remembered password is filled in for the target only: the jump host gets its own prompt, named for it', async (ctx) => {
-    if (!target.password) return ctx.skip();
+    if (!target.password) return ctx.skip(NO_PASSWORD_WHY);
     const { core: c, secrets, prompts, answerWith } = core();
     const h = c.handlers();
     const p = await h['profiles.save']({ profile: profile('behind-jump') });
@@ -81,7 +85,7 @@ describe('a password profile behind a keyboard-interactive-only jump host (throu
   });
 
   it("a password typed for the jump host is never remembered as the target's; each prompt names the server that asks", async (ctx) => {
-    if (!target.password) return ctx.skip();
+    if (!target.password) return ctx.skip(NO_PASSWORD_WHY);
     const { core: c, secrets, prompts, answerWith } = core();
     const h = c.handlers();
     const p = await h['profiles.save']({ profile: profile('behind-jump-2') });
