@@ -1,23 +1,11 @@
-import { createCipheriv } from 'node:crypto';
 import net from 'node:net';
+import { vncAuthResponse } from '../integration/remote/rfb';
 
 /**
  * A second VNC viewer for the e2e, in Node: RFB 3.8 with VNC authentication (what TurboVNC's OTP
  * security type uses), the framebuffer in Raw 32-bit pixels, and key events. Enough to show what a
  * colleague with a view-only password sees, and to try typing from there.
  */
-function vncKey(password: string): Buffer {
-  const k = Buffer.alloc(8);
-  Buffer.from(password, 'latin1').copy(k, 0, 0, 8);
-  for (let i = 0; i < 8; i++) {
-    let b = k[i];
-    let r = 0;
-    for (let j = 0; j < 8; j++) { r = (r << 1) | (b & 1); b >>= 1; }
-    k[i] = r;
-  }
-  return k;
-}
-
 export type WatchResult =
   | { kind: 'refused'; reason: string }
   | { kind: 'connected'; watcher: RfbWatcher };
@@ -50,9 +38,7 @@ export class RfbWatcher {
     if (!types.includes(2)) throw new Error(`no VNC authentication offered (${types.join(', ')})`);
     sock.write(Buffer.from([2]));
     const challenge = await w.take(16);
-    const key = vncKey(password);
-    const des = createCipheriv('des-ede-ecb', Buffer.concat([key, key]), null).setAutoPadding(false);
-    sock.write(Buffer.concat([des.update(challenge), des.final()]));
+    sock.write(vncAuthResponse(password, challenge));
     if ((await w.take(4)).readUInt32BE(0) !== 0) {
       const reason = await w.reason();
       sock.destroy();
