@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { pipeStreamToSocket, type ChannelCounters } from './pipe';
+import { pipeStreamToSocket, type ChannelCounters, type ViewerMessage } from './pipe';
 
 /**
  * The viewer's byte channel: a loopback WebSocket per viewer, reachable only with a one-use token
@@ -119,6 +119,11 @@ export class ChannelHub {
   }
 
   private async attach(p: Pending, ws: WebSocket): Promise<void> {
+    // What the page sends while its stream is still opening (ws drops a message nobody listens for):
+    // handed to the pipe first, in order. A fresh-clone CI run lost a page's first bytes this way.
+    const early: ViewerMessage[] = [];
+    const hold = (data: ViewerMessage[0], isBinary: boolean) => early.push([data, isBinary]);
+    ws.on('message', hold);
     let stream: Duplex;
     try {
       stream = await (p.early ?? p.open());
@@ -132,7 +137,8 @@ export class ChannelHub {
       if (ws.readyState === ws.OPEN) ws.close(1000);
       return;
     }
-    p.close = pipeStreamToSocket(stream, ws, p.counters, { sentForViewer: p.sentForViewer });
+    ws.off('message', hold);
+    p.close = pipeStreamToSocket(stream, ws, p.counters, { sentForViewer: p.sentForViewer, early });
   }
 
   /** Standalone loopback listener (the Electron main process has no other http server). */

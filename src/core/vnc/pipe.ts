@@ -34,7 +34,12 @@ export interface PipeOptions {
    * past the greeting until its answer is out).
    */
   sentForViewer?: Buffer;
+  /** The page's messages that arrived before the stream was open, oldest first. */
+  early?: ViewerMessage[];
 }
+
+/** One WebSocket message from the page, as ws's 'message' event gives it. */
+export type ViewerMessage = [data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean];
 
 /**
  * Where a batch goes. The lean path writes each batch as one binary WebSocket frame (header and
@@ -190,8 +195,8 @@ export function pipeStreamToSocket(stream: Duplex, ws: WebSocket, counters: Chan
     stream.on('data', fromServer);
   }
 
-  ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
-    if (!isBinary) return;
+  const fromViewer = (data: ViewerMessage[0], isBinary: boolean) => {
+    if (!isBinary || closed) return;
     let buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     counters.bytesOut += buf.length;
     if (owed) {
@@ -208,7 +213,8 @@ export function pipeStreamToSocket(stream: Duplex, ws: WebSocket, counters: Chan
       if (!buf.length) return;
     }
     stream.write(buf);
-  });
+  };
+  ws.on('message', fromViewer);
 
   const close = () => {
     if (closed) return;
@@ -223,5 +229,6 @@ export function pipeStreamToSocket(stream: Duplex, ws: WebSocket, counters: Chan
   stream.on('error', close);
   ws.on('close', close);
   ws.on('error', close);
+  for (const [data, isBinary] of opts.early ?? []) fromViewer(data, isBinary);
   return close;
 }

@@ -87,6 +87,25 @@ describe('ChannelHub: the viewer byte channel', () => {
     expect(t.counters.open).toBe(true);
   });
 
+  it('what the page sends while its stream is still opening reaches the server, in order', async () => {
+    const { hub, port, open, echo } = await hubWithEcho();
+    let letOpen!: () => void;
+    const gate = new Promise<void>((r) => { letOpen = r; });
+    const t = hub.register(async () => { await gate; return open(); });
+    const { ws, msgs } = await connectCollecting(`ws://127.0.0.1:${port}${t.path}`);
+    cleanups.push(() => ws.terminate());
+    ws.send(Buffer.from('one,'));
+    ws.send(Buffer.from('two'));
+    // The hub answers a ping only after it has read the frames before it: both messages are in.
+    const pong = new Promise((r) => ws.once('pong', r));
+    ws.ping();
+    await pong;
+    expect(echo.sockets).toHaveLength(0);
+    letOpen();
+    await expect.poll(() => Buffer.concat(msgs).toString()).toBe('one,two');
+    expect(t.counters.bytesOut).toBe(7);
+  });
+
   it('revoking a ticket closes its channel and the tunnel stream', async () => {
     const { hub, port, open, echo } = await hubWithEcho();
     const t = hub.register(open);
