@@ -76,6 +76,8 @@ interface Trial {
   program: number;
   /** What the encoder made, for the quality figure: x264 arguments (v) or JPEG settings (JPEG parties). */
   x264Args?: string[];
+  /** The viewer's capture rate, from its ffmpeg's -framerate. */
+  x264Fps?: number;
   jpeg?: { q: number; subsamp: number }[];
   quality?: Quality;
   keyMs: number | null;
@@ -195,7 +197,7 @@ async function main(): Promise<void> {
           const t = results[key][p];
           if (!t || p === 'r') continue;
           try {
-          if (t.x264Args) t.quality = await x264Quality(capture, t.x264Args);
+          if (t.x264Args) t.quality = await x264Quality(capture, t.x264Args, t.x264Fps);
           else if (t.jpeg && t.jpeg.length > 0) {
             // Adaptive quality changes settings mid-trial: the figure is for the setting it ended on (the last listed); all are printed.
             const last = t.jpeg[t.jpeg.length - 1];
@@ -273,7 +275,8 @@ function bedSshdPid(dir: string): number | null {
   }
 }
 
-const bitrateOf = (argv: string[]) => { const i = argv.indexOf('-b:v'); return i >= 0 ? `${argv[i + 1]}bit/s` : '?'; };
+/** The stream's bitrate: -b:v, or for capped CRF its cap (-maxrate). */
+const bitrateOf = (argv: string[]) => { const i = argv.indexOf('-b:v') >= 0 ? argv.indexOf('-b:v') : argv.indexOf('-maxrate'); return i >= 0 ? `${argv[i + 1]}bit/s` : '?'; };
 /**
  * --video-kbps: 'link' (default): a fixed bitrate, the viewer's own starting one (8000 kbps) capped
  * at 80 % of the link's rate; MIN:MAX: the viewer's floor and ceiling; 'viewer': its defaults
@@ -415,7 +418,7 @@ async function trialGpuDesk(p: PartyName, bed: ViewerBed['bed'], session: TurboS
     const b1 = proxyBytes(link.proxy.pid);
     const secs = (t1 - t0) / 1000;
     const program = await spheres.fpsSince(mark);
-    // Video frames are the encoder's captures (30 a second whatever the program renders): no more of
+    // Video frames are the encoder's captures (12–30 a second by the bitrate, whatever the program renders): no more of
     // the program's frames reach the screen than it made, so v counts min(drawn, program).
     const drawnFps = (n1 - n0) / secs;
     const fps = p === 'v' ? Math.min(drawnFps, program) : drawnFps;
@@ -423,18 +426,20 @@ async function trialGpuDesk(p: PartyName, bed: ViewerBed['bed'], session: TurboS
     // The bitrate as settled: the encoder running at the end of the measured seconds.
     const last = procs1.ffmpeg[procs1.ffmpeg.length - 1] ?? procs0.ffmpeg[procs0.ffmpeg.length - 1];
     const x264Args = p === 'v' && last ? last.argv.slice(last.argv.indexOf('-c:v'), last.argv.indexOf('-bsf:v')) : undefined;
+    // The stream's capture rate (it follows the bitrate: shared/videoFrames.ts's videoFps).
+    const x264Fps = p === 'v' && last ? Number(last.argv[last.argv.indexOf('-framerate') + 1]) || undefined : undefined;
     const keyMs = KEYS > 0 ? await keyProbe(viewer, KEYS) : null;
     await viewer.disconnect();
     const jpeg = p === 'v' ? undefined : jpegSettings(session.logPath, off);
     const st = await statsSince(session.logPath, off).catch(() => null);
     return {
-      fps, program, x264Args, jpeg, keyMs,
+      fps, program, x264Args, x264Fps, jpeg, keyMs,
       deskMsPerFrame: frames > 0 ? ((d1 - d0) * 1000) / frames : null,
       encoderMsPerFrame: frames > 0 ? (((p === 'v' ? e1 - e0 : x1 - x0)) * 1000) / frames : null,
       xvncMsPerFrame: frames > 0 ? ((x1 - x0) * 1000) / frames : null,
       linkMbit: ((b1 - b0) * 8) / secs / 1e6,
       cpuBusy: busyLine(s0, s1),
-      note: `${p === 'v' ? `video frames drawn ${f1(drawnFps)}/s (counted: min(drawn, program); desk ${f1(((d1 - d0) * 1000) / Math.max(1, n1 - n0))} ms CPU per video frame decoded); x264 ${x264Args ? bitrateOf(x264Args) : '?'}${restarted ? ' (the encoder restarted during the measured seconds: a new bitrate)' : ''}, Xvnc ${f1(((x1 - x0) * 1000) / Math.max(1, frames))} ms/frame` : `JPEG ${jpeg!.map((j) => `Q${j.q} ${SUBSAMP_NAME[j.subsamp] ?? j.subsamp}`).join('/') || '?'}`}; Xvnc sent ${st ? `${st.updates} updates` : '?'} over the connection; desk: Chromium tree + the harness process; ${spheres.renderer}`,
+      note: `${p === 'v' ? `video frames drawn ${f1(drawnFps)}/s (counted: min(drawn, program); desk ${f1(((d1 - d0) * 1000) / Math.max(1, n1 - n0))} ms CPU per video frame decoded); x264 ${x264Args ? bitrateOf(x264Args) : '?'} at ${x264Fps ?? '?'} captures/s${restarted ? ' (the encoder restarted during the measured seconds: a new bitrate)' : ''}, Xvnc ${f1(((x1 - x0) * 1000) / Math.max(1, frames))} ms/frame` : `JPEG ${jpeg!.map((j) => `Q${j.q} ${SUBSAMP_NAME[j.subsamp] ?? j.subsamp}`).join('/') || '?'}`}; Xvnc sent ${st ? `${st.updates} updates` : '?'} over the connection; desk: Chromium tree + the harness process; ${spheres.renderer}`,
     };
   } finally {
     await spheres.stop();

@@ -39,8 +39,8 @@ export async function captureFrames(bed: SshdBed, display: number, width: number
 const rawIn = (c: Capture, file: string) => ['-f', 'rawvideo', '-pix_fmt', 'bgr0', '-s', `${c.width}x${c.height}`, '-r', String(c.fps), '-i', file];
 
 /** ffmpeg's ssim filter, decoded stream (first input) against the capture, both 4:4:4. */
-async function ssimAgainst(c: Capture, input: string[]): Promise<number> {
-  const err = await run('ffmpeg', ['-hide_banner', '-nostdin', ...input, ...rawIn(c, c.file), '-lavfi', '[0:v]format=yuv444p[a];[1:v]format=yuv444p[b];[a][b]ssim', '-f', 'null', '-']);
+async function ssimAgainst(c: Capture, input: string[], captureFilter = ''): Promise<number> {
+  const err = await run('ffmpeg', ['-hide_banner', '-nostdin', ...input, ...rawIn(c, c.file), '-lavfi', `[0:v]format=yuv444p[a];[1:v]${captureFilter}format=yuv444p[b];[a][b]ssim`, '-f', 'null', '-']);
   const m = /SSIM .*All:([\d.]+)/.exec(err);
   if (!m) throw new Error(`ffmpeg's ssim filter printed no figure: ${err.trim().split('\n').slice(-2).join(' | ')}`);
   return Number(m[1]);
@@ -48,15 +48,19 @@ async function ssimAgainst(c: Capture, input: string[]): Promise<number> {
 
 /**
  * libx264 with `encoderArgs` (the arguments from `-c:v` on, as the viewer's server-side ffmpeg ran
- * them: preset, tune, bitrate, VBV, intra refresh, profile) on the capture at its frame rate.
+ * them: preset, tune, bitrate, VBV, intra refresh, profile) on the capture at the stream's capture
+ * rate `fps`: the capture (made at c.fps) thinned by ffmpeg's fps filter to the frames that stream
+ * would have grabbed, so each frame gets the bits it got there; the SSIM is against the same frames.
  */
-export async function x264Quality(c: Capture, encoderArgs: string[]): Promise<Quality> {
+export async function x264Quality(c: Capture, encoderArgs: string[], fps = c.fps): Promise<Quality> {
   const dir = makeTempDir('gd-bench-video-x264-');
   try {
     const out = path.join(dir, 'out.h264');
-    await run('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', ...rawIn(c, c.file), ...encoderArgs, '-f', 'h264', '-y', out]);
-    const kib = fs.statSync(out).size / 1024 / c.frames;
-    return { ssim: await ssimAgainst(c, ['-f', 'h264', '-r', String(c.fps), '-i', out]), kibPerFrame: kib };
+    const thin = fps < c.fps ? ['-vf', `fps=${fps}`] : [];
+    await run('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', ...rawIn(c, c.file), ...thin, ...encoderArgs, '-f', 'h264', '-y', out]);
+    const frames = fps < c.fps ? Math.floor((c.frames * fps) / c.fps) : c.frames;
+    const kib = fs.statSync(out).size / 1024 / Math.max(1, frames);
+    return { ssim: await ssimAgainst(c, ['-f', 'h264', '-r', String(fps), '-i', out], thin.length ? `fps=${fps},` : ''), kibPerFrame: kib };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

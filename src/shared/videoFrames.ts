@@ -30,3 +30,25 @@ export function videoFrameHeader(type: number, length: number, flags = 0): Uint8
   h[5] = flags;
   return h;
 }
+
+/** The encoder's capture rates: the most a stream asks for, and the least it drops to on a thin budget. */
+export const VIDEO_FPS = { max: 30, min: 12 } as const;
+/**
+ * Bits a frame of moving 3D content needs for SSIM ~0.99 with x264 (CRF 23: ~32 KiB a 1240x900 frame
+ * of glxspheres, ../shared/docs §10), per pixel.
+ */
+const BITS_PER_PIXEL = 0.21;
+
+/**
+ * How many frames a second a stream of `kbps` captures at `width`x`height`: 30 where the budget gives
+ * each frame what it needs to stay sharp, fewer where it does not, down to 12. On a thin link a person
+ * gets fewer sharp frames rather than 30 blurry ones (what TurboVNC's quality-first JPEG does too;
+ * measured in docs/bench-video.md: 4000 kbps spread over 30 captures gave 13 KiB a frame and SSIM
+ * 0.982), and the server's encoder does less work. Below 12 motion stops reading as motion, so there
+ * the bitrate gives way instead (x264's rate cap lowers quality).
+ */
+export function videoFps(kbps: number, width: number, height: number): number {
+  const perFrame = BITS_PER_PIXEL * Math.max(1, width * height);
+  const fps = Math.floor((kbps * 1000) / perFrame);
+  return Math.max(VIDEO_FPS.min, Math.min(VIDEO_FPS.max, fps));
+}

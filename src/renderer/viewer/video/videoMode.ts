@@ -3,6 +3,7 @@ import type { ViewerSession } from '../rfbSession';
 import { autoStep, initialAuto, initialRate, rateStep, type AutoState, type RateState } from './autoCodec';
 import { VideoPlayer, type VideoEnd } from './videoPlayer';
 import { pauseScreenUpdates, resumeScreenUpdates } from './rfbPause';
+import { videoFps } from '../../../shared/videoFrames';
 
 /** What the HUD and the Quality panel show of video mode. */
 export interface VideoView {
@@ -29,7 +30,6 @@ export interface VideoModeDeps {
   log?(line: string): void;
 }
 
-export const VIDEO_FPS = 30;
 /** After a failure, Auto waits this long before it tries video again (the server's encoder may be gone for good). */
 const AUTO_RETRY_MS = 60_000;
 /** How long an ended stream waits for the RFB resize that may explain it (the fallback still comes within a second). */
@@ -151,7 +151,7 @@ export class VideoMode {
     const gen = ++this.gen;
     this.startingSince = Date.now();
     this.set({ starting: true });
-    this.deps.start({ width, height, fps: VIDEO_FPS, bitrateKbps: Math.round(kbps) }).then((ticket) => {
+    this.deps.start({ width, height, fps: videoFps(kbps, width, height), bitrateKbps: Math.round(kbps) }).then((ticket) => {
       if (gen !== this.gen || this.closed) return;
       const p: VideoPlayer = new VideoPlayer({
         url: ticket.url,
