@@ -6,7 +6,7 @@ import { startDelayProxy } from '../bed/delayProxy';
 import { addProfile, expect, test, type Env } from './fixtures';
 import { ssim } from './ssim';
 import { typeOnRemote } from './typing';
-import { canvasDigest, canvasRgb, canvasSize, pixelsUnlikeServer } from './viewerPixels';
+import { canvasDigest, canvasRgb, canvasSize, chooseLossless, pixelsUnlikeServer } from './viewerPixels';
 
 const VGL = '/opt/VirtualGL/bin';
 
@@ -203,4 +203,51 @@ test('Auto: over a slow link, full-screen motion switches to video, and motion s
   } finally {
     await link.stop();
   }
+});
+
+test('a desk decoder that refuses the stream\'s H.264 profile: video mode falls back to VNC with the reason, VNC keeps drawing, and the server\'s encoder is gone', async ({ page, env }) => {
+  test.setTimeout(300_000);
+  // A stand-in for a desk whose decoder takes less than the server sends (a hardware decoder limited
+  // to a profile or level): Debian's Chromium decodes every H.264 libx264 makes, so such a desk cannot
+  // exist here. The page's WebCodecs is told to accept exactly the configuration gpu-desk's own
+  // capability check asks about (avc1.42401f) and nothing else; the stream itself is real.
+  await page.addInitScript(() => {
+    const VD = (globalThis as unknown as { VideoDecoder?: { isConfigSupported(c: { codec: string }): Promise<unknown> } }).VideoDecoder;
+    if (!VD) return;
+    const real = VD.isConfigSupported.bind(VD);
+    VD.isConfigSupported = async (c) => (c.codec === 'avc1.42401f' ? real(c) : { supported: false, config: c });
+  });
+  fs.writeFileSync(`${env.home}/known_hosts`, `${env.bed.knownHostsLine}\n`);
+  await env.app.open(page);
+  await addProfile(page, env, 'gpuvideo2');
+  await page.getByRole('button', { name: 'Connect to gpuvideo2' }).click();
+  await expect(page.getByRole('heading', { name: 'gpuvideo2', level: 1 })).toBeVisible({ timeout: 30_000 });
+  await page.getByRole('tab', { name: 'Desktops' }).click();
+  await page.getByLabel('Size').fill('800x600');
+  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
+  await page.getByRole('button', { name: 'Start desktop' }).click();
+  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
+  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
+  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
+  await row.getByRole('button', { name: `View display ${display}` }).click();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  await expect.poll(() => windowViewable(env.bed.home, display, env.desktop.terminalTitle), { timeout: 30_000 }).toBe(true);
+
+  await chooseCodec(page, 'video');
+  await expect(page.getByTestId('video-fallback')).toContainText('the desk\'s decoder refuses this H.264 profile (avc1.', { timeout: 30_000 });
+  await expect(page.getByTestId('hud-codec')).toHaveText('VNC');
+  await expect.poll(() => encoders(env, display).length, { timeout: 10_000 }).toBe(0);
+  // VNC still draws what the server shows: a line typed into the desktop's terminal, then (lossless
+  // Tight, for exact pixels) the canvas equals the server's own screenshot.
+  await page.getByTestId('codec-panel').getByRole('button', { name: 'Close quality panel' }).click();
+  await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });
+  await typeOnRemote(page, 'echo still-vnc');
+  await chooseLossless(page);
+  await expect.poll(() => pixelsUnlikeServer(page, env, display), { timeout: 30_000, message: 'pixels unlike the server\'s screenshot after the fallback' }).toBe(0);
+
+  await page.getByRole('button', { name: 'Back to the server' }).click();
+  await row.getByRole('button', { name: `Stop display ${display}` }).click();
+  await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
+  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
+  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
 });
