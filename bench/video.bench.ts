@@ -425,7 +425,7 @@ async function trialGpuDesk(p: PartyName, bed: ViewerBed['bed'], session: TurboS
     const frames = fps * secs;
     // The bitrate as settled: the encoder running at the end of the measured seconds.
     const last = procs1.ffmpeg[procs1.ffmpeg.length - 1] ?? procs0.ffmpeg[procs0.ffmpeg.length - 1];
-    const x264Args = p === 'v' && last ? last.argv.slice(last.argv.indexOf('-c:v'), last.argv.indexOf('-bsf:v')) : undefined;
+    const x264Args = p === 'v' && last ? last.argv.slice(last.argv.indexOf('-c:v'), last.argv.indexOf('-flush_packets')) : undefined;
     // The stream's capture rate (it follows the bitrate: shared/videoFrames.ts's videoFps).
     const x264Fps = p === 'v' && last ? Number(last.argv[last.argv.indexOf('-framerate') + 1]) || undefined : undefined;
     const keyMs = KEYS > 0 ? await keyProbe(viewer, KEYS) : null;

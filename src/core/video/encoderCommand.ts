@@ -65,8 +65,8 @@ export function checkVideoSpec(s: VideoStreamSpec): void {
 
 /**
  * The remote command: ffmpeg grabs the session's X display (x11grab, the cursor left out: the viewer
- * draws its own) and writes raw H.264 (Annex B) with an access-unit delimiter before each frame, so
- * the desk splits frames without parsing slices. ffmpeg runs in the background and the script waits on
+ * draws its own) and writes H.264 in FLV, whose tags give each frame's length, so the core hands a
+ * frame on the moment it is whole (raw H.264 would only end at the next frame's start). ffmpeg runs in the background and the script waits on
  * its stdin: when the viewer closes the channel, stdin ends and ffmpeg is killed, so nothing keeps
  * running on the server (ffmpeg would otherwise only notice at its next write, or never if x11grab blocks).
  */
@@ -80,7 +80,8 @@ export function encoderCommand(s: VideoStreamSpec): string {
     ...(s.encoder === 'h264_vaapi' ? ['-vaapi_device', s.renderNode ?? '/dev/dri/renderD128'] : []),
     '-f', 'x11grab', '-draw_mouse', '0', '-framerate', String(s.fps), '-video_size', `${w}x${h}`, '-i', `:${s.display}`,
     ...encoderArgs(s),
-    '-bsf:v', 'h264_metadata=aud=insert', '-flush_packets', '1', '-f', 'h264', 'pipe:1',
+    // FLV: every frame in a tag that says its length, written the moment it is encoded (flvUnits.ts).
+    '-flush_packets', '1', '-flvflags', 'no_duration_filesize+no_metadata', '-f', 'flv', 'pipe:1',
   ];
   const script = [
     'PATH="$PATH:/usr/local/bin"',

@@ -3,7 +3,8 @@ import type { ClientChannel } from 'ssh2';
 import { GpuDeskError } from '../errors';
 import { escapeServerText } from '../serverText';
 import { VIDEO_FRAME, type VideoStreamInfo } from '../../shared/videoFrames';
-import { AccessUnitSplitter, accessUnitMessage, jsonMessage } from './accessUnits';
+import { accessUnitMessage, jsonMessage } from './accessUnits';
+import { FlvAccessUnits } from './flvUnits';
 import { encoderCommand, type VideoStreamSpec } from './encoderCommand';
 
 export interface VideoStreamSession {
@@ -21,7 +22,7 @@ export function endReason(stderrTail: string, code: number | null, signal: strin
 
 /**
  * The session's display as H.264 over the SSH connection: an exec channel running ffmpeg, its stdout
- * cut into access units and framed (src/shared/videoFrames.ts) for the viewer's channel. Nothing
+ * (FLV) cut into access units, each sent on as soon as it is whole, and framed (src/shared/videoFrames.ts) for the viewer's channel. Nothing
  * listens on the server. The stream's readable side carries: one info message, the access units (the
  * first is a key frame), and an end message with the reason when the encoder stopped by itself.
  * Destroying the stream closes the channel, which ends the encoder (see encoderCommand.ts).
@@ -29,7 +30,7 @@ export function endReason(stderrTail: string, code: number | null, signal: strin
 export async function openVideoStream(session: VideoStreamSession, spec: VideoStreamSpec): Promise<Duplex> {
   if (!session.execStream) throw new GpuDeskError('BAD_ARGUMENT', 'This connection cannot carry a video stream', 'switch the codec to VNC');
   const ch = await session.execStream(encoderCommand(spec));
-  const split = new AccessUnitSplitter();
+  const split = new FlvAccessUnits();
   let stderr = '';
   let code: number | null = null;
   let signal: string | null = null;
@@ -88,8 +89,6 @@ export async function openVideoStream(session: VideoStreamSession, spec: VideoSt
     signal = s ?? null;
   });
   ch.on('close', () => {
-    const last = split.flush();
-    if (last && !ended && (sawKey || last.key)) out.push(accessUnitMessage(last));
     finish(endReason(stderr, code, signal));
   });
   return out;

@@ -1,45 +1,90 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AccessUnitSplitter, MAX_ACCESS_UNIT_BYTES, nalTypes } from '../../../src/core/video/accessUnits';
+import { MAX_ACCESS_UNIT_BYTES, nalTypes } from '../../../src/core/video/accessUnits';
 import { encoderCommand } from '../../../src/core/video/encoderCommand';
+import { FlvAccessUnits } from '../../../src/core/video/flvUnits';
 
-/** A real H.264 stream as the server's encoder writes it (lavfi source, libx264, delimiters inserted). */
-const stream = execFileSync('ffmpeg', [
-  '-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=30', '-frames:v', '12',
+const FRAMES = 12;
+/** A real stream as the server's encoder writes it (lavfi source, libx264 with the viewer's settings, FLV as encoderCommand asks). */
+const flv = execFileSync('ffmpeg', [
+  '-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=30', '-frames:v', String(FRAMES),
   '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-bf', '0', '-intra-refresh', '1', '-pix_fmt', 'yuv420p',
-  '-bsf:v', 'h264_metadata=aud=insert', '-f', 'h264', '-',
+  '-flush_packets', '1', '-flvflags', 'no_duration_filesize+no_metadata', '-f', 'flv', '-',
 ]);
 
 function split(chunks: Buffer[]) {
-  const s = new AccessUnitSplitter();
-  const units = chunks.flatMap((c) => s.push(c));
-  const last = s.flush();
-  return last ? [...units, last] : units;
+  const s = new FlvAccessUnits();
+  return chunks.flatMap((c) => s.push(c));
 }
 
-describe('access units from Annex B', () => {
-  it('cuts the stream into one unit per frame, each starting with its delimiter, the first a key frame', () => {
-    const units = split([stream]);
-    expect(units).toHaveLength(12);
-    expect(Buffer.concat(units.map((u) => u.data)).equals(stream)).toBe(true);
-    for (const u of units) expect(nalTypes(u.data)[0]).toBe(9);
-    expect(units.map((u) => u.key)).toEqual([true, ...Array(11).fill(false)]);
-  });
+/** ffmpeg's own decode of a file, frame by frame (MD5 of each picture). */
+function decodedFrames(file: string, format: string[]): string[] {
+  const out = execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', ...format, '-i', file, '-f', 'framemd5', '-'], { encoding: 'utf8' });
+  return out.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(',').pop()!.trim());
+}
 
-  it('gives the same units whatever the chunks (a start code split across two reads)', () => {
-    const whole = split([stream]).map((u) => u.data.toString('hex'));
-    for (const size of [1, 2, 3, 5, 7, 64, 1000]) {
-      const chunks: Buffer[] = [];
-      for (let i = 0; i < stream.length; i += size) chunks.push(stream.subarray(i, i + size));
-      expect(split(chunks).map((u) => u.data.toString('hex'))).toEqual(whole);
+describe('access units from the encoder\'s FLV', () => {
+  it('one Annex B unit per frame, the first a key frame with its parameter sets, decoding to the same pictures as the FLV itself', () => {
+    const units = split([flv]);
+    expect(units).toHaveLength(FRAMES);
+    expect(units.map((u) => u.key)).toEqual([true, ...Array(FRAMES - 1).fill(false)]);
+    expect(nalTypes(units[0].data).slice(0, 2)).toEqual([7, 8]);
+    expect(nalTypes(units[0].data)).toContain(5);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-flv-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'units.h264'), Buffer.concat(units.map((u) => u.data)));
+      fs.writeFileSync(path.join(dir, 'stream.flv'), flv);
+      const fromUnits = decodedFrames(path.join(dir, 'units.h264'), ['-f', 'h264']);
+      expect(fromUnits).toHaveLength(FRAMES);
+      expect(fromUnits).toEqual(decodedFrames(path.join(dir, 'stream.flv'), []));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it('refuses a unit larger than the limit (a hostile stream cannot grow memory without end)', () => {
-    const s = new AccessUnitSplitter();
-    s.push(Buffer.from([0, 0, 0, 1, 9, 0xf0]));
-    expect(() => { for (let i = 0; i < 17; i++) s.push(Buffer.alloc(1 << 20, 0x55)); }).toThrow(/over 16 MiB/);
-    expect(MAX_ACCESS_UNIT_BYTES).toBe(16 << 20);
+  it('gives the same units whatever the chunks, and each the moment its last byte arrives (not at the next frame)', () => {
+    const whole = split([flv]).map((u) => u.data.toString('hex'));
+    for (const size of [1, 2, 3, 5, 7, 64, 1000]) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < flv.length; i += size) chunks.push(flv.subarray(i, i + size));
+      expect(split(chunks).map((u) => u.data.toString('hex'))).toEqual(whole);
+    }
+    // Up to the end of the third video tag with a frame: three units out, with nothing of the fourth sent.
+    let at = 13;
+    let frames = 0;
+    while (frames < 3) {
+      const size = flv.readUIntBE(at + 1, 3);
+      if (flv[at] === 9 && flv[at + 12] === 1) frames++;
+      at += 11 + size + 4;
+    }
+    expect(new FlvAccessUnits().push(flv.subarray(0, at))).toHaveLength(3);
+    expect(new FlvAccessUnits().push(flv.subarray(0, at - 1))).toHaveLength(2);
+  });
+
+  it('refuses what is not the encoder\'s FLV: another format, another codec, a cut NAL unit, a key frame without parameter sets', () => {
+    expect(() => new FlvAccessUnits().push(Buffer.from('RIFF0000WAVEfmt '))).toThrow(/not FLV/);
+    const header = flv.subarray(0, 13);
+    const tag = (data: Buffer, size = data.length) => {
+      const h = Buffer.alloc(11);
+      h[0] = 9;
+      h.writeUIntBE(size, 1, 3);
+      const prev = Buffer.alloc(4);
+      prev.writeUInt32BE(11 + data.length);
+      return Buffer.concat([h, data, prev]);
+    };
+    // VP6 (codec 4), not H.264.
+    expect(() => new FlvAccessUnits().push(Buffer.concat([header, tag(Buffer.from([0x14, 1, 0, 0, 0, 0]))]))).toThrow(/not H\.264/);
+    // A frame cannot outgrow the limit: FLV's 24-bit tag length stops below it.
+    expect(0xffffff).toBeLessThan(MAX_ACCESS_UNIT_BYTES);
+    // A NAL unit whose length runs past its tag.
+    const cut = Buffer.from([0x27, 1, 0, 0, 0, 0, 0, 0, 50, 0x41, 0x9a]);
+    expect(() => new FlvAccessUnits().push(Buffer.concat([header, tag(cut)]))).toThrow(/cut H\.264 frame/);
+    // A key frame before any sequence header cannot be decoded.
+    const idr = Buffer.from([0x17, 1, 0, 0, 0, 0, 0, 0, 2, 0x65, 0x88]);
+    expect(() => new FlvAccessUnits().push(Buffer.concat([header, tag(idr)]))).toThrow(/before its sequence header/);
   });
 });
 
