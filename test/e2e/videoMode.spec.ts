@@ -251,3 +251,46 @@ test('a desk decoder that refuses the stream\'s H.264 profile: video mode falls 
   await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
   await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
 });
+
+test('a reconnect in video mode: the SSH link drops, the viewer says so, the server\'s encoder ends, and once the server is back video draws again with one encoder', async ({ page, env }) => {
+  test.setTimeout(300_000);
+  fs.writeFileSync(`${env.home}/known_hosts`, `${env.bed.knownHostsLine}\n`);
+  await env.app.open(page);
+  await addProfile(page, env, 'gpuvideo3');
+  await page.getByRole('button', { name: 'Connect to gpuvideo3' }).click();
+  await expect(page.getByRole('heading', { name: 'gpuvideo3', level: 1 })).toBeVisible({ timeout: 30_000 });
+  await page.getByRole('tab', { name: 'Desktops' }).click();
+  await page.getByLabel('Size').fill('800x600');
+  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
+  await page.getByRole('button', { name: 'Start desktop' }).click();
+  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
+  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
+  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
+  await row.getByRole('button', { name: `View display ${display}` }).click();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  await expect.poll(() => windowViewable(env.bed.home, display, env.desktop.terminalTitle), { timeout: 30_000 }).toBe(true);
+  await chooseCodec(page, 'video');
+  await expect(page.getByTestId('hud-codec')).toHaveText('H.264 video', { timeout: 30_000 });
+  await page.getByTestId('codec-panel').getByRole('button', { name: 'Close quality panel' }).click();
+
+  // The server's sshd goes away (its sessions with it: the encoder's channel closes, so ffmpeg ends);
+  // the desktop itself (vncserver, detached) stays.
+  await env.bed.kill();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('reconnecting', { timeout: 30_000 });
+  await expect.poll(() => encoders(env, display).length, { timeout: 10_000 }).toBe(0);
+  await env.bed.restart();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 90_000 });
+  // The codec chosen was Video: the new connection's viewer starts a stream of its own.
+  await expect(page.getByTestId('hud-codec')).toHaveText('H.264 video', { timeout: 30_000 });
+  await expect.poll(() => encoders(env, display).length, { timeout: 30_000 }).toBe(1);
+  await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });
+  await typeOnRemote(page, 'echo back-in-video');
+  await expect.poll(() => ssimWithServer(page, env, display), { timeout: 30_000, message: 'SSIM of the video frame against the server\'s screenshot after the reconnect' }).toBeGreaterThanOrEqual(0.98);
+
+  await page.getByRole('button', { name: 'Back to the server' }).click();
+  await expect.poll(() => encoders(env, display).length, { timeout: 10_000 }).toBe(0);
+  await row.getByRole('button', { name: `Stop display ${display}` }).click();
+  await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
+  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
+  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+});
