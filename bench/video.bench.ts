@@ -275,6 +275,11 @@ function bedSshdPid(dir: string): number | null {
   }
 }
 
+/** argv without its -vf and that option's value. */
+function withoutFilter(argv: string[]): string[] {
+  const i = argv.indexOf('-vf');
+  return i < 0 ? argv : [...argv.slice(0, i), ...argv.slice(i + 2)];
+}
 /** The stream's bitrate: -b:v, or for capped CRF its cap (-maxrate). */
 const bitrateOf = (argv: string[]) => { const i = argv.indexOf('-b:v') >= 0 ? argv.indexOf('-b:v') : argv.indexOf('-maxrate'); return i >= 0 ? `${argv[i + 1]}bit/s` : '?'; };
 /**
@@ -425,7 +430,9 @@ async function trialGpuDesk(p: PartyName, bed: ViewerBed['bed'], session: TurboS
     const frames = fps * secs;
     // The bitrate as settled: the encoder running at the end of the measured seconds.
     const last = procs1.ffmpeg[procs1.ffmpeg.length - 1] ?? procs0.ffmpeg[procs0.ffmpeg.length - 1];
-    const x264Args = p === 'v' && last ? last.argv.slice(last.argv.indexOf('-c:v'), last.argv.indexOf('-flush_packets')) : undefined;
+    // The encoder's own arguments; its -vf (mpdecimate: duplicates of the last frame dropped) is left out
+    // offline, where every captured frame must be encoded to be compared.
+    const x264Args = p === 'v' && last ? withoutFilter(last.argv.slice(last.argv.indexOf('-c:v'), last.argv.indexOf('-flush_packets'))) : undefined;
     // The stream's capture rate (it follows the bitrate: shared/videoFrames.ts's videoFps).
     const x264Fps = p === 'v' && last ? Number(last.argv[last.argv.indexOf('-framerate') + 1]) || undefined : undefined;
     const keyMs = KEYS > 0 ? await keyProbe(viewer, KEYS) : null;

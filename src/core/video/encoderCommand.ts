@@ -38,10 +38,10 @@ function encoderArgs(s: VideoStreamSpec): string[] {
     case 'libx264':
       return [
         '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-bf', '0',
-        // Capped CRF: quality 23 (SSIM ~0.99 on 3D content, ../shared/docs §10) with the link's budget as
-        // its ceiling. A still screen then costs next to nothing (plain ABR spends the whole budget on it,
+        // Capped CRF: quality 21 (SSIM ~0.99 on 3D content: CRF 23 gave 0.9896–0.9926 in bench:video, so
+        // two steps finer; ../shared/docs §10) with the link's budget as its ceiling. A still screen then costs next to nothing (plain ABR spends the whole budget on it,
         // re-coding the intra-refresh wave ever finer), which is also how Auto sees that motion stopped.
-        '-intra-refresh', '1', '-g', String(s.fps * 2), '-crf', '23', '-maxrate', kbps, '-bufsize', buf,
+        '-intra-refresh', '1', '-g', String(s.fps * 2), '-crf', '21', '-maxrate', kbps, '-bufsize', buf,
         '-pix_fmt', 'yuv420p', '-profile:v', 'baseline',
       ];
     case 'h264_nvenc':
@@ -51,7 +51,7 @@ function encoderArgs(s: VideoStreamSpec): string[] {
         '-pix_fmt', 'yuv420p', '-profile:v', 'main',
       ];
     case 'h264_vaapi':
-      return ['-vf', 'format=nv12,hwupload', '-c:v', 'h264_vaapi', '-bf', '0', '-rc_mode', 'CBR', '-b:v', kbps, '-maxrate', kbps, '-g', String(s.fps * 60)];
+      return ['-c:v', 'h264_vaapi', '-bf', '0', '-rc_mode', 'CBR', '-b:v', kbps, '-maxrate', kbps, '-g', String(s.fps * 60)];
   }
 }
 
@@ -75,21 +75,30 @@ export function encoderCommand(s: VideoStreamSpec): string {
   // yuv420p needs even sizes: an odd last column or row stays as RFB drew it.
   const w = s.width & ~1;
   const h = s.height & ~1;
+  // The filter chain the encoder itself needs (vaapi: frames uploaded to the GPU as NV12).
+  const vf = s.encoder === 'h264_vaapi' ? 'format=nv12,hwupload' : '';
   const argv = [
+    vf,
     '-hide_banner', '-nostdin', '-loglevel', 'error',
     ...(s.encoder === 'h264_vaapi' ? ['-vaapi_device', s.renderNode ?? '/dev/dri/renderD128'] : []),
     '-f', 'x11grab', '-draw_mouse', '0', '-framerate', String(s.fps), '-video_size', `${w}x${h}`, '-i', `:${s.display}`,
     ...encoderArgs(s),
-    // FLV: every frame in a tag that says its length, written the moment it is encoded (flvUnits.ts).
-    '-flush_packets', '1', '-flvflags', 'no_duration_filesize+no_metadata', '-f', 'flv', 'pipe:1',
   ];
   const script = [
     'PATH="$PATH:/usr/local/bin"',
     'command -v ffmpeg >/dev/null 2>&1 || { echo "gpu-desk: ffmpeg is not installed on this server" >&2; exit 127; }',
     `DISPLAY=:${s.display}; export DISPLAY`,
+    'vf=$1; shift',
+    // Frames that repeat the last one sent are dropped before the encoder (mpdecimate, in every GPL
+    // build of ffmpeg; without it every capture is encoded): a program drawing 20 frames a second
+    // costs 20 encodes and 20 decodes on the desk, not 30. At most half a second of drops in a row,
+    // so a change too faint to count still shows within that.
+    `if ffmpeg -hide_banner -filters </dev/null 2>/dev/null | grep -q ' mpdecimate '; then vf="mpdecimate=max=${Math.max(1, Math.floor(s.fps / 2))}\${vf:+,$vf}"; fi`,
+    'if [ -n "$vf" ]; then set -- "$@" -vf "$vf"; fi',
     // A background job's stdin is /dev/null in sh: the channel's stdin goes to the watcher as fd 3.
     'exec 3<&0',
-    'ffmpeg "$@" </dev/null 3<&- &',
+    // FLV: every frame in a tag that says its length, written the moment it is encoded (flvUnits.ts).
+    'ffmpeg "$@" -flush_packets 1 -flvflags no_duration_filesize+no_metadata -f flv pipe:1 </dev/null 3<&- &',
     'p=$!',
     // The viewer's end of the channel closing is the only way this stream stops.
     '{ cat <&3 >/dev/null 2>&1; kill "$p" 2>/dev/null; } >/dev/null 2>&1 &',

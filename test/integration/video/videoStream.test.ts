@@ -125,6 +125,25 @@ describe('video mode: the server encoder over SSH', () => {
     await until(async () => (await serverEncoders()).length === 0, 'no encoder left on the server');
   });
 
+  it('a still screen costs next to nothing: repeats of the last frame are dropped before the encoder (mpdecimate), at most half a second of them in a row', async () => {
+    const v = await stream();
+    await until(() => v.msgs.some((m) => m.type === VIDEO_FRAME.accessUnit), 'the first frame');
+    const [line] = await serverEncoders();
+    expect(line).toContain('-vf mpdecimate=max=15');
+    const n0 = v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length;
+    // A window of measure, not a wait for something: 3 s of a still desktop are 90 captures at 30 a
+    // second; kept are at most one in 16 (max=15 drops in a row), so 90 / 16 + 1 frames at most. (A
+    // slower machine captures less, never more: this bound holds under any load.)
+    await new Promise((r) => setTimeout(r, 3000));
+    const sent = v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length - n0;
+    expect(sent).toBeLessThanOrEqual(Math.ceil(90 / 16) + 1);
+    // And not nothing: a frame still comes now and then (every 16th capture), so a faint change shows.
+    await until(() => v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length > n0 + sent, 'a kept frame of the still screen');
+    v.ws.close();
+    await v.closed;
+    await until(async () => (await serverEncoders()).length === 0, 'no encoder left on the server');
+  });
+
   it('an encoder that dies mid-stream ends the channel with its reason', async () => {
     const v = await stream();
     await until(() => v.msgs.some((m) => m.type === VIDEO_FRAME.accessUnit), 'frames');

@@ -96,4 +96,12 @@ describe('the encoder command', () => {
     expect(() => encoderCommand({ display: 3, width: 9000, height: 720, fps: 30, bitrateKbps: 8000, encoder: 'libx264' })).toThrow(/screen size/);
     expect(() => encoderCommand({ display: 3, width: 640, height: 480, fps: 30, bitrateKbps: 8000, encoder: 'h264_vaapi', renderNode: '/dev/dri/renderD1;id' })).toThrow(/render node/);
   });
+
+  it('drops repeated frames where the server\'s ffmpeg can (half a second at most), keeping the encoder\'s own filters', () => {
+    const x264 = encoderCommand({ display: 3, width: 640, height: 480, fps: 12, bitrateKbps: 2000, encoder: 'libx264' });
+    expect(x264).toContain('mpdecimate=max=6');
+    expect(x264).toMatch(/' gpu-desk '' -hide_banner/);
+    const vaapi = encoderCommand({ display: 3, width: 640, height: 480, fps: 30, bitrateKbps: 8000, encoder: 'h264_vaapi', renderNode: '/dev/dri/renderD128' });
+    expect(vaapi).toContain("gpu-desk 'format=nv12,hwupload' -hide_banner");
+  });
 });
