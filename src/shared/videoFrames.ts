@@ -34,10 +34,12 @@ export function videoFrameHeader(type: number, length: number, flags = 0): Uint8
 /** The encoder's capture rates: the most a stream asks for, and the least it drops to on a thin budget. */
 export const VIDEO_FPS = { max: 30, min: 12 } as const;
 /**
- * Bits a frame of moving 3D content needs for SSIM ~0.99 with x264 (CRF 23: ~32 KiB a 1240x900 frame
- * of glxspheres, ../shared/docs §10), per pixel.
+ * Bits a frame of moving 3D content needs, per pixel, for the SSIM of the JPEG quality gpu-desk's VNC
+ * mode uses (0.9916): ~38 KiB a 1280x960 frame of glxspheres at 12–15 frames a second (bench:video:
+ * 29 KiB gave 0.9890; at 30 a second ~32 KiB give 0.9915, ../shared/docs §10 — fewer frames move
+ * further between them and need more).
  */
-const BITS_PER_PIXEL = 0.21;
+const BITS_PER_PIXEL = 0.25;
 
 /**
  * How many frames a second a stream of `kbps` captures at `width`x`height`: 30 where the budget gives

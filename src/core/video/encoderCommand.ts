@@ -37,11 +37,16 @@ function encoderArgs(s: VideoStreamSpec): string[] {
   switch (s.encoder) {
     case 'libx264':
       return [
-        '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-bf', '0',
-        // Capped CRF: quality 21 (SSIM ~0.99 on 3D content: CRF 23 gave 0.9896–0.9926 in bench:video, so
-        // two steps finer; ../shared/docs §10) with the link's budget as its ceiling. A still screen then costs next to nothing (plain ABR spends the whole budget on it,
+        // Fewer captures a second (a thin link, shared/videoFrames.ts) leave more time for each: superfast
+        // gives the same SSIM for ~20 % fewer bits than ultrafast, for ~4 ms more of a core a 1280x960
+        // frame (measured on bench:video's spheres), so at 20 a second or fewer it costs no more CPU a
+        // second than ultrafast at 30.
+        '-c:v', 'libx264', '-preset', s.fps <= 20 ? 'superfast' : 'ultrafast', '-tune', 'zerolatency', '-bf', '0',
+        // Capped CRF: quality 17 with the link's budget as its ceiling, so the budget (which the capture
+        // rate gives ~0.25 bit a pixel: shared/videoFrames.ts) sets the quality where motion fills it;
+        // CRF 23 and 21 stopped short of it (SSIM 0.9896 and 0.9890 in bench:video). A still screen then costs next to nothing (plain ABR spends the whole budget on it,
         // re-coding the intra-refresh wave ever finer), which is also how Auto sees that motion stopped.
-        '-intra-refresh', '1', '-g', String(s.fps * 2), '-crf', '21', '-maxrate', kbps, '-bufsize', buf,
+        '-intra-refresh', '1', '-g', String(s.fps * 2), '-crf', '17', '-maxrate', kbps, '-bufsize', buf,
         '-pix_fmt', 'yuv420p', '-profile:v', 'baseline',
       ];
     case 'h264_nvenc':
