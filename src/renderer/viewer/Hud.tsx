@@ -23,6 +23,7 @@ export function Hud({ history, tunnel, tunnelHistory, video }: { history: Viewer
         <dt>{t('hud.codec')}</dt><dd data-testid="hud-codec">{videoOn ? t('hud.codecVideo') : t('hud.codecVnc')}</dd>
         {videoOn && <><dt>{t('hud.encoder')}</dt><dd data-testid="hud-encoder">{encoderLabel(video!.encoder)}</dd></>}
         {videoOn && <><dt>{t('hud.bitrate')}</dt><dd data-testid="hud-bitrate">{`${show(video!.bitsPerSec, fmt.bitRate)} / ${show(video!.bitrateKbps, (k) => fmt.bitRate(k * 1000))}`}</dd></>}
+        {videoOn && <><dt>{t('hud.capture')}</dt><dd data-testid="hud-capture">{show(video!.captureFps, (fps) => t('hud.captureValue', { fps }))}</dd></>}
         {videoOn && <><dt>{t('hud.decode')}</dt><dd data-testid="hud-decode">{show(video!.decodeMs, (ms) => t('hud.decodeValue', { ms: fmt.ms(ms), where: video!.hardware ? t('hud.hardware') : t('hud.software') }))}</dd></>}
         <dt>{t('hud.encoding')}</dt><dd data-testid="hud-encoding">{s?.encoding ?? '—'}</dd>
         <dt>{t('hud.quality')}</dt><dd data-testid="hud-quality">{s ? t('hud.qualityValue', { quality: s.quality, compression: s.compression }) : '—'}</dd>

@@ -13,6 +13,8 @@ export interface VideoView {
   starting: boolean;
   encoder: string | null;
   bitrateKbps: number | null;
+  /** The stream's capture rate: it follows the bitrate (shared/videoFrames.ts's videoFps). */
+  captureFps: number | null;
   /** What the stream carried last second (bit/s). */
   bitsPerSec: number | null;
   decodeMs: number | null;
@@ -56,7 +58,7 @@ export class VideoMode {
   private rtt: number | null = null;
   private failedAt: number | null = null;
   private closed = false;
-  private view: VideoView = { active: 'vnc', starting: false, encoder: null, bitrateKbps: null, bitsPerSec: null, decodeMs: null, hardware: null, fallback: null };
+  private view: VideoView = { active: 'vnc', starting: false, encoder: null, bitrateKbps: null, captureFps: null, bitsPerSec: null, decodeMs: null, hardware: null, fallback: null };
   /** Bumped by every start and stop: a start that finished after a later stop is dropped. */
   private gen = 0;
 
@@ -169,7 +171,7 @@ export class VideoMode {
             s.videoOwnsScreen = true;
             pauseScreenUpdates(s.rfb);
           }
-          this.set({ active: 'video', starting: false, encoder: ticket.encoder, bitrateKbps: ticket.bitrateKbps, fallback: null });
+          this.set({ active: 'video', starting: false, encoder: ticket.encoder, bitrateKbps: ticket.bitrateKbps, captureFps: ticket.fps, fallback: null });
         },
         onEnd: (e) => this.ended(p, e),
       });
@@ -230,7 +232,7 @@ export class VideoMode {
       resumeScreenUpdates(s.rfb);
     }
     if (had) void this.deps.stop().catch(() => {});
-    this.set({ active: 'vnc', starting: false, encoder: null, bitrateKbps: null, bitsPerSec: null, decodeMs: null, hardware: null, ...(reason !== null ? { fallback: reason } : {}) });
+    this.set({ active: 'vnc', starting: false, encoder: null, bitrateKbps: null, captureFps: null, bitsPerSec: null, decodeMs: null, hardware: null, ...(reason !== null ? { fallback: reason } : {}) });
   }
 
   /** A request that hung: after this long without a first frame, the start counts as failed. */

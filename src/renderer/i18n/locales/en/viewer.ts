@@ -94,6 +94,8 @@ export default {
     codecVideo: 'H.264 video',
     encoder: 'Encoder',
     bitrate: 'Video bitrate',
+    capture: 'Frames captured',
+    captureValue: '{{fps}} a second',
     decode: 'Decode',
     decodeValue: '{{ms}} ({{where}})',
     hardware: 'hardware',

@@ -96,6 +96,8 @@ const zhCN: Catalogue<typeof en> = {
     codecVideo: 'H.264 视频',
     encoder: '编码器',
     bitrate: '视频码率',
+    capture: '采集帧率',
+    captureValue: '每秒 {{fps}} 帧',
     decode: '解码',
     decodeValue: '{{ms}}（{{where}}）',
     hardware: '硬件',
