@@ -1,0 +1,29 @@
+import type { SshSession } from '../ssh/types';
+
+/** Which machine answers for a desktop's GPUs: a session to run nvidia-smi on, or why there is none. */
+export type GpuSource =
+  | { session: SshSession; machine: string }
+  | { session: null; machine: string; why: 'login-forward' | 'no-link' };
+
+export interface GpuSourceDeps {
+  /** The open login (or server) connection. */
+  connection(connectionId: string): SshSession;
+  /** The node connection of a job's open desktop link (null: a login-node forward, no shell on the node; undefined: no link). */
+  jobNode(jobId: string): SshSession | null | undefined;
+}
+
+/**
+ * The one place that decides who is asked for a desktop's GPU figures. A server's desktop renders on
+ * the server: its connection. A Slurm job's desktop renders on the job's compute node, which the login
+ * node is not: its node connection (the one the job's viewer streams through), and never the login
+ * connection, whose nvidia-smi would describe another machine (or none).
+ */
+export function gpuSource(target: { connectionId: string; jobId?: string }, deps: GpuSourceDeps): GpuSource {
+  if (target.jobId === undefined) return { session: deps.connection(target.connectionId), machine: target.connectionId };
+  const machine = `job:${target.jobId}`;
+  const node = deps.jobNode(target.jobId);
+  if (node) return { session: node, machine };
+  return node === null
+    ? { session: null, machine, why: 'login-forward' }
+    : { session: null, machine, why: 'no-link' };
+}
