@@ -45,6 +45,8 @@ export const isRootForSlurm = typeof process.getuid === 'function' && process.ge
 export interface SlurmOptions {
   /** Extra sshd_config lines for both sshds (e.g. PATH for shims). */
   sshdConfig?: string[];
+  /** Environment of the compute node's SSH sessions only (e.g. a PATH with a shim only the node has). */
+  nodeEnv?: Record<string, string>;
   /** Extra slurm.conf lines. */
   slurmConfig?: string[];
 }
@@ -213,7 +215,9 @@ export async function startSlurm(opts: SlurmOptions = {}): Promise<SlurmBed> {
 
     const sshdConfig: SshdOptions['extraConfig'] = [`SetEnv SLURM_CONF=${confPath}`, ...(opts.sshdConfig ?? [])];
     login = await startSshd({ extraConfig: sshdConfig });
-    node = await startSshd({ extraConfig: sshdConfig });
+    // One SetEnv line: sshd takes the first of a keyword's lines.
+    const nodeEnv = Object.entries(opts.nodeEnv ?? {}).map(([k, v]) => ` ${k}=${v}`).join('');
+    node = await startSshd({ extraConfig: [`SetEnv SLURM_CONF=${confPath}${nodeEnv}`, ...(opts.sshdConfig ?? [])] });
     // The user's one key opens both, as one authorized_keys in a shared home does on a cluster.
     fs.appendFileSync(node.authorizedKeysPath, fs.readFileSync(login.userKeyPath + '.pub'));
 
