@@ -5,10 +5,9 @@ import { useApi } from '../app/api';
 import { Sparkline } from '../app/Sparkline';
 import { useErrorLine } from '../i18n/errors';
 import { useFormat } from '../i18n/useFormat';
+import { pickHudGpus } from './hudGpuPick';
 
 const HISTORY = 60;
-/** Up to this many GPUs get a line each; more are summed up as the busiest and "+N more". */
-const LINES = 3;
 
 /**
  * The HUD's GPU panel: the GPU the desktop renders on (`renderGpu`, an nvidia-smi index) in full,
@@ -66,9 +65,9 @@ export function HudGpus({ viewerId, renderGpu }: { viewerId: string; renderGpu?:
   if (!sample.available) {
     return <p className="hud-gpu muted" data-testid="hud-gpu-none">{sample.why === 'login-forward' ? t('hudGpu.loginForward') : sample.why === 'no-link' ? t('hudGpu.noLink') : t('hudGpu.none')}</p>;
   }
-  const chosen = renderGpu === undefined ? undefined : sample.gpus.find((g) => g.index === renderGpu);
-  if (chosen) {
-    const g = chosen;
+  const pick = pickHudGpus(sample.gpus, renderGpu);
+  if (pick.kind === 'one') {
+    const g = pick.gpu;
     return (
       <section className="hud-gpu" aria-label={t('hudGpu.aria')} data-testid="hud-gpu" data-index={g.index}>
         <h3 className="hud-gpu-title">{t('hudGpu.title', { index: g.index, name: g.name })}</h3>
@@ -83,15 +82,13 @@ export function HudGpus({ viewerId, renderGpu }: { viewerId: string; renderGpu?:
       </section>
     );
   }
-  const busiest = [...sample.gpus].sort((a, b) => (b.utilizationPct ?? -1) - (a.utilizationPct ?? -1));
-  const shown = sample.gpus.length <= LINES ? sample.gpus : busiest.slice(0, LINES - 1);
-  const more = sample.gpus.length - shown.length;
+  const { lines, more, missing } = pick;
   return (
     <section className="hud-gpu" aria-label={t('hudGpu.aria')} data-testid="hud-gpu">
-      {renderGpu !== undefined && <p className="muted" data-testid="hud-gpu-missing">{t('hudGpu.missing', { index: renderGpu })}</p>}
+      {missing !== null && <p className="muted" data-testid="hud-gpu-missing">{t('hudGpu.missing', { index: missing })}</p>}
       {sample.gpus.length === 0 && <p className="muted">{t('hudGpu.noGpus')}</p>}
       <ul className="hud-gpu-lines">
-        {shown.map((g) => (
+        {lines.map((g) => (
           <li key={g.index} data-testid={`hud-gpu-${g.index}`} {...dataOf(g)} title={g.name}>
             {t('hudGpu.line', { index: g.index, util: pct(g.utilizationPct), memory: memory(g) })}
           </li>
