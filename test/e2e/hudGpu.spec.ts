@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
+import { startSshd, startXvnc } from '../bed';
 import { addProfile, expect, test } from './fixtures';
 import { GPU_FIGURES_QUERIES, gpuFiguresQueryArg, parseGpuFiguresCsv, type GpuFigures } from '../../src/core/remote/gpuFigures';
 
@@ -26,6 +27,19 @@ function expected(g: GpuFigures, moving: boolean): Record<string, string | null>
     name: g.name, 'mem-total': v(g.memoryTotalMiB), temp: v(g.temperatureC), power: v(g.powerDrawW), 'power-limit': v(g.powerLimitW),
     enc: v(g.encoderPct), dec: v(g.decoderPct), ...(moving ? { util: v(g.utilizationPct), 'mem-used': v(g.memoryUsedMiB) } : {}),
   };
+}
+
+/** Counts the window's calls of each method on the harness's IPC socket (passing every message on as it is). */
+async function countCalls(page: Page, counts: Map<string, number>): Promise<void> {
+  await page.routeWebSocket(/\/ipc\?token=/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => {
+      const method = (JSON.parse(String(m)) as { method?: string }).method;
+      if (method) counts.set(method, (counts.get(method) ?? 0) + 1);
+      server.send(m);
+    });
+    server.onMessage((m) => ws.send(m));
+  });
 }
 
 /**
@@ -118,4 +132,36 @@ test('viewer HUD with the nvidia-smi shim: every GPU in a line as the shim print
   await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
   await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
   await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+});
+
+test('viewer HUD on a server with no nvidia-smi: says so once, shows no GPU panel, and does not ask again', async ({ page, env }) => {
+  test.setTimeout(180_000);
+  // The bed's account again, behind a second sshd whose PATH has no nvidia-smi shim.
+  const bare = await startSshd({ extraConfig: ['SetEnv PATH=/usr/local/bin:/usr/bin:/bin'] });
+  const xvnc = await startXvnc({ geometry: '640x480' });
+  try {
+    fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n${bare.knownHostsLine}\n`);
+    await env.app.invoke('profiles.save', {
+      profile: {
+        name: 'nogpu', host: '127.0.0.1', port: bare.port, user: bare.user, jumpHosts: [], auth: { kind: 'key-file', path: bare.userKeyPath },
+        display: { number: xvnc.display }, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'off', adaptive: false }, forwards: [],
+      },
+    });
+    const calls = new Map<string, number>();
+    await countCalls(page, calls);
+    await env.app.open(page);
+    await page.getByRole('button', { name: 'Connect to nogpu' }).click();
+    await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+    await expect(page.getByTestId('hud-gpu-none')).toHaveText('No NVIDIA GPU figures on this server', { timeout: 30_000 });
+    await expect(page.getByTestId('hud-gpu')).toHaveCount(0);
+    // The HUD's other figures come once a second: three more of them, and still the one GPU question.
+    const stats = calls.get('viewer.stats') ?? 0;
+    await expect.poll(() => calls.get('viewer.stats') ?? 0, { timeout: 30_000, message: 'the HUD\'s once-a-second viewer.stats' }).toBeGreaterThanOrEqual(stats + 3);
+    expect(calls.get('viewer.gpus')).toBe(1);
+    await page.getByRole('button', { name: 'Back to the server' }).click();
+    await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+  } finally {
+    await xvnc.stop();
+    await bare.stop();
+  }
 });
