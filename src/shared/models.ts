@@ -507,7 +507,7 @@ export interface ViewerGpuSample {
   at: number;
   /** false: no NVIDIA GPU figures there (no nvidia-smi, or `why`). */
   available: boolean;
-  /** Why no machine could be asked: a job's desktop reached by a login-node forward (no shell on its node), or not open; else null. */
-  why: 'login-forward' | 'no-link' | null;
+  /** Why no machine could be asked: a job's desktop that is not open; else null. */
+  why: 'no-link' | null;
   gpus: GpuFiguresView[];
 }

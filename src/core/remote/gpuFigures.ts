@@ -44,21 +44,30 @@ export function gpuFiguresQueryArg(fields: readonly string[]): string {
   return `--query-gpu=${fields.join(',')}`;
 }
 
-/** Which query a machine answered last (by session), so a poll once a second does not retry the refused ones. */
-const answered = new WeakMap<SshSession, number>();
+/** Which query a machine answered last (by session, and job for a job step), so a poll once a second does not retry the refused ones. */
+const answered = new WeakMap<SshSession, Map<string, number>>();
 
-/** The HUD's figures from one machine: one nvidia-smi call per poll once the driver's fields are known. */
-export async function queryGpuFigures(session: SshSession): Promise<GpuFiguresAnswer> {
-  for (let i = answered.get(session) ?? 0; i < GPU_FIGURES_QUERIES.length; i++) {
+/**
+ * The HUD's figures from one machine: one nvidia-smi call per poll once the driver's fields are known.
+ * `inJob`: on the node of that Slurm job, as a step of it run from this (login) session: `srun
+ * --overlap` shares the desktop's allocation instead of waiting for free resources, and sees the GPUs
+ * the job was given.
+ */
+export async function queryGpuFigures(session: SshSession, o: { inJob?: string } = {}): Promise<GpuFiguresAnswer> {
+  const seen = answered.get(session) ?? new Map<string, number>();
+  answered.set(session, seen);
+  const key = o.inJob ?? '';
+  for (let i = seen.get(key) ?? 0; i < GPU_FIGURES_QUERIES.length; i++) {
     const fields = GPU_FIGURES_QUERIES[i];
     // 127: no nvidia-smi on the PATH, the one answer that says "no NVIDIA GPU figures here".
+    const script = `command -v nvidia-smi >/dev/null 2>&1 || exit 127; ${shellCommand(['nvidia-smi', gpuFiguresQueryArg(fields), '--format=csv,noheader,nounits'])}`;
     const r = await session.exec(
-      `command -v nvidia-smi >/dev/null 2>&1 || exit 127; ${shellCommand(['nvidia-smi', gpuFiguresQueryArg(fields), '--format=csv,noheader,nounits'])}`,
+      o.inJob === undefined ? script : shellCommand(['srun', `--jobid=${o.inJob}`, '--overlap', '--nodes=1', '--ntasks=1', '--quiet', 'sh', '-c', script]),
       { timeoutMs: 10_000 },
     );
     if (r.code === 127) return { available: false, gpus: [] };
     if (r.code === 0) {
-      answered.set(session, i);
+      seen.set(key, i);
       return { available: true, gpus: parseGpuFiguresCsv(r.stdout, fields) };
     }
     // Only a refused field is worth a narrower query; a driver that fails ("couldn't communicate with

@@ -63,7 +63,7 @@ export function HudGpus({ viewerId, renderGpu }: { viewerId: string; renderGpu?:
 
   if (!sample) return error ? <p className="hud-gpu muted" data-testid="hud-gpu-error">{error}</p> : null;
   if (!sample.available) {
-    return <p className="hud-gpu muted" data-testid="hud-gpu-none">{sample.why === 'login-forward' ? t('hudGpu.loginForward') : sample.why === 'no-link' ? t('hudGpu.noLink') : t('hudGpu.none')}</p>;
+    return <p className="hud-gpu muted" data-testid="hud-gpu-none">{sample.why === 'no-link' ? t('hudGpu.noLink') : t('hudGpu.none')}</p>;
   }
   const pick = pickHudGpus(sample.gpus, renderGpu);
   if (pick.kind === 'one') {

@@ -1,8 +1,9 @@
 /**
- * Which machine answers for a Slurm job's GPU figures: the job's compute node, through the node
- * connection its viewer streams over, never the login node. The real one-node Slurm of the bed, the
- * app through the harness IPC socket, and the nvidia-smi SHIM on the node's PATH only (no GPU exists
- * here): the login node has no nvidia-smi at all, so figures that came from it would be none.
+ * Which machine answers for a Slurm job's GPU figures: the job's compute node (through the node
+ * connection its viewer streams over, or as a step of the job itself), never the login node. The
+ * real one-node Slurm of the bed, the app through the harness IPC socket, and the nvidia-smi SHIM (no
+ * GPU exists here) in its cluster form: on the login node it says "No devices were found", as there;
+ * the GPUs show on the node and in the job's steps. Figures asked of the login node would be none.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -21,7 +22,10 @@ let harness: Harness;
 let c: Client;
 
 beforeAll(async () => {
-  slurm = await startSlurm({ nodeEnv: { PATH: `${path.dirname(SHIM)}:/usr/local/bin:/usr/bin:/bin` } });
+  slurm = await startSlurm({
+    env: { PATH: `${path.dirname(SHIM)}:/usr/local/bin:/usr/bin:/bin`, GPU_DESK_SHIM_GPUS_ON_NODES_ONLY: '1' },
+    nodeEnv: { GPU_DESK_SHIM_ON_NODE: '1' },
+  });
   process.env.GPU_DESK_HOME = makeTempDir('gd-cluster-gpus-');
   harness = await startHarness({ build: false, log: () => {}, deps: { sshConfigPath: slurm.sshConfigPath, userKnownHostsFiles: [slurm.knownHostsPath] } });
   c = await openIpc(harness.url.replace('http://', 'ws://').replace('/#token=', '/ipc?token='), harness.origin);
@@ -39,6 +43,15 @@ function clusterProfile(name: string, nodeAccess: 'ssh' | 'login-forward'): Prof
     viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
     job: { gres: 'gpu:1', time: '10', extraSbatch: [], preamble: [], nodeAccess },
   };
+}
+
+/** What the shim prints on the node for the HUD's query, run as the HUD runs it. */
+function shimOnNode() {
+  const fields = GPU_FIGURES_QUERIES[0];
+  const out = execFileSync(SHIM, [gpuFiguresQueryArg(fields), '--format=csv,noheader,nounits'], { encoding: 'utf8', env: { ...process.env, GPU_DESK_SHIM_ON_NODE: '1' } });
+  const gpus = parseGpuFiguresCsv(out, fields);
+  expect(gpus.length).toBeGreaterThan(0);
+  return gpus;
 }
 
 async function value<T>(p: Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>): Promise<T> {
@@ -77,10 +90,7 @@ describe('GPU figures of a Slurm job\'s desktop (real Slurm, nvidia-smi shim on 
     // The job ends whatever the outcome: the one node's one GPU is the next test's.
     try {
       expect(ticket).toMatchObject({ route: 'ssh', node: slurm.nodeName });
-      // What the node's shim prints for the HUD's query, run as the HUD runs it.
-      const fields = GPU_FIGURES_QUERIES[0];
-      const printed = parseGpuFiguresCsv(execFileSync(SHIM, [gpuFiguresQueryArg(fields), '--format=csv,noheader,nounits'], { encoding: 'utf8' }), fields);
-      expect(printed.length).toBeGreaterThan(0);
+      const printed = shimOnNode();
 
       const s = await value<ViewerGpuSample>(c.call('viewer.gpus', { viewerId: ticket.viewerId }));
       expect(s).toMatchObject({ available: true, why: null });
@@ -97,12 +107,14 @@ describe('GPU figures of a Slurm job\'s desktop (real Slurm, nvidia-smi shim on 
     }
   }, 300_000);
 
-  it('a job reached by a login-node forward (no shell on its node): no figures and why, never the login node\'s', async () => {
+  it('a job reached by a login-node forward (no SSH to its node): asked as a step of the job (srun --overlap), never the login node', async () => {
     const { connId, jobId, ticket } = await runningJob('hpc-gpus-fwd', 'login-forward');
     try {
       expect(ticket.route).toBe('login-forward');
       const s = await value<ViewerGpuSample>(c.call('viewer.gpus', { viewerId: ticket.viewerId }));
-      expect(s).toEqual({ at: expect.any(Number), available: false, why: 'login-forward', gpus: [] });
+      expect(s).toMatchObject({ available: true, why: null });
+      expect(s.gpus).toEqual(shimOnNode());
+      expect((await value<GpuSample>(c.call('server.gpus', { connectionId: connId }))).gpus).toEqual([]);
       await value(c.call('viewer.close', { viewerId: ticket.viewerId }));
     } finally {
       await end(connId, jobId);

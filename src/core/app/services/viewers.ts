@@ -78,7 +78,7 @@ export class Viewers {
         const v = this.viewer(viewerId);
         const src = gpuSource(v, { connection: (id) => this.deps.ready(id).conn, jobNode: (j) => this.deps.jobNode(j) });
         if (!src.session) return { at: Date.now(), available: false, why: src.why, gpus: [] };
-        const a = await queryGpuFigures(src.session);
+        const a = await queryGpuFigures(src.session, src.inJob !== undefined ? { inJob: src.inJob } : {});
         return { at: Date.now(), available: a.available, why: null, gpus: a.gpus.map(gpuFiguresView) };
       },
       ...this.video.handlers(),

@@ -185,7 +185,6 @@ export default {
     missing: 'GPU {{index}} (the desktop\'s GPU) is not on this server\'s list',
     noGpus: 'nvidia-smi lists no GPUs',
     none: 'No NVIDIA GPU figures on this server',
-    loginForward: 'No GPU figures: this job\'s desktop is reached through a login-node forward, with no shell on its node',
     noLink: 'No GPU figures: the job\'s desktop is not open',
   },
 } as const;

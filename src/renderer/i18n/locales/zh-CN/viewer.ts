@@ -187,7 +187,6 @@ const zhCN: Catalogue<typeof en> = {
     missing: '此服务器的列表中没有 GPU {{index}}（桌面所用的 GPU）',
     noGpus: 'nvidia-smi 未列出任何 GPU',
     none: '此服务器没有 NVIDIA GPU 数据',
-    loginForward: '没有 GPU 数据：此作业的桌面经登录节点转发访问，无法在其计算节点上执行命令',
     noLink: '没有 GPU 数据：作业的桌面未打开',
   },
 };
