@@ -53,7 +53,26 @@ const answered = new WeakMap<SshSession, Map<string, number>>();
  * --overlap` shares the desktop's allocation instead of waiting for free resources, and sees the GPUs
  * the job was given.
  */
-export async function queryGpuFigures(session: SshSession, o: { inJob?: string } = {}): Promise<GpuFiguresAnswer> {
+export function queryGpuFigures(session: SshSession, o: { inJob?: string } = {}): Promise<GpuFiguresAnswer> {
+  if (o.inJob === undefined) return askGpuFigures(session, o);
+  // Each job step is work for slurmctld: a HUD polling once a second gets the last answer until it is
+  // JOB_STEP_EVERY_MS old.
+  const steps = lastSteps.get(session) ?? new Map<string, { at: number; answer: Promise<GpuFiguresAnswer> }>();
+  lastSteps.set(session, steps);
+  const last = steps.get(o.inJob);
+  if (last && Date.now() - last.at < JOB_STEP_EVERY_MS) return last.answer;
+  const answer = askGpuFigures(session, o);
+  const entry = { at: Date.now(), answer };
+  steps.set(o.inJob, entry);
+  answer.catch(() => { if (steps.get(o.inJob!) === entry) steps.delete(o.inJob!); });
+  return answer;
+}
+
+/** How often a job's node is asked through a job step (srun), at most. */
+export const JOB_STEP_EVERY_MS = 5000;
+const lastSteps = new WeakMap<SshSession, Map<string, { at: number; answer: Promise<GpuFiguresAnswer> }>>();
+
+async function askGpuFigures(session: SshSession, o: { inJob?: string }): Promise<GpuFiguresAnswer> {
   const seen = answered.get(session) ?? new Map<string, number>();
   answered.set(session, seen);
   const key = o.inJob ?? '';
