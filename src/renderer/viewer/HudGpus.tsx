@@ -65,6 +65,8 @@ export function HudGpus({ viewerId, renderGpu }: { viewerId: string; renderGpu?:
   if (!sample.available) {
     return <p className="hud-gpu muted" data-testid="hud-gpu-none">{sample.why === 'no-link' ? t('hudGpu.noLink') : t('hudGpu.none')}</p>;
   }
+  // The last figures stay, with why they are not new (a dropped link comes back; the next poll says).
+  const stale = error ? <p className="muted" data-testid="hud-gpu-error">{error}</p> : null;
   const pick = pickHudGpus(sample.gpus, renderGpu);
   if (pick.kind === 'one') {
     const g = pick.gpu;
@@ -79,6 +81,7 @@ export function HudGpus({ viewerId, renderGpu }: { viewerId: string; renderGpu?:
           {(g.encoderPct !== null || g.decoderPct !== null) && <><dt>{t('hudGpu.codec')}</dt><dd data-testid="hud-gpu-codec">{t('hudGpu.codecValue', { enc: pct(g.encoderPct), dec: pct(g.decoderPct) })}</dd></>}
         </dl>
         <Sparkline values={hist.current.get(g.index) ?? []} max={100} label={t('hudGpu.utilChart')} unit=" %" width={200} height={28} color="var(--accent-2)" />
+        {stale}
       </section>
     );
   }
@@ -95,6 +98,7 @@ export function HudGpus({ viewerId, renderGpu }: { viewerId: string; renderGpu?:
         ))}
         {more > 0 && <li className="muted" data-testid="hud-gpu-more">{t('hudGpu.more', { count: more })}</li>}
       </ul>
+      {stale}
     </section>
   );
 }
