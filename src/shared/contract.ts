@@ -39,6 +39,7 @@ import type {
   ViewOnlyInviteView,
   ViewerTicket,
   VideoTicket,
+  ViewerGpuSample,
 } from './models';
 import { LANGUAGE_CHOICES } from './language';
 import { authKindError, authSchema, displaySchema, forwardSchema, jobSettingsSchema, NAME_RE, profileObject, VIEWER_ENCODINGS, viewerSchema } from './profileSchema';
@@ -193,6 +194,8 @@ export const methods = {
   'viewer.stats': m(z.strictObject({ viewerId: id, measureRtt: z.boolean().optional() }), out<ByteCounters>()),
   /** The one-time password of a ticket with passwordLater (waits for its fetch; null when none came). */
   'viewer.password': m(z.strictObject({ viewerId: id }), out<{ password: string | null }>()),
+  /** The GPUs of the machine the viewer's desktop renders on (a job's: its compute node), for the HUD. */
+  'viewer.gpus': m(z.strictObject({ viewerId: id }), out<ViewerGpuSample>()),
   /**
    * Video mode: the viewer's desktop as H.264 from the server's encoder, on a channel of its own (a new
    * call replaces the viewer's stream: a resize, another bitrate, a fresh key frame).

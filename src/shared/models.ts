@@ -178,6 +178,8 @@ export interface VncSessionView {
   flavor: VncFlavor;
   /** true: loopback only; false: reachable from the network; null: unknown. */
   localhostOnly: boolean | null;
+  /** The GPU (nvidia-smi index) the desktop renders on, when it was started on one: the viewer's HUD shows that one. */
+  renderGpu?: number;
 }
 
 export interface ServerReportView {
@@ -490,3 +492,22 @@ export interface ClusterViewerTicket extends ViewerTicket {
   why: string;
 }
 
+
+/** One GPU in the viewer's HUD (viewer.gpus): the GPU cards' figures, and heat, power and NVENC/NVDEC where nvidia-smi gives them (else null). */
+export interface GpuFiguresView extends GpuView {
+  temperatureC: number | null;
+  powerDrawW: number | null;
+  powerLimitW: number | null;
+  encoderPct: number | null;
+  decoderPct: number | null;
+}
+
+/** The GPUs of the machine a viewer's desktop renders on (a job's desktop: its compute node). */
+export interface ViewerGpuSample {
+  at: number;
+  /** false: no NVIDIA GPU figures there (no nvidia-smi, or `why`). */
+  available: boolean;
+  /** Why no machine could be asked: a job's desktop that is not open; else null. */
+  why: 'no-link' | null;
+  gpus: GpuFiguresView[];
+}

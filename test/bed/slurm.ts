@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startSshd, type SshdBed, type SshdOptions } from './sshd';
+import { startSshd, type SshdBed } from './sshd';
 import { freePort, killTree, makeTempDir, registerCleanup } from './util';
 
 /**
@@ -45,6 +45,10 @@ export const isRootForSlurm = typeof process.getuid === 'function' && process.ge
 export interface SlurmOptions {
   /** Extra sshd_config lines for both sshds (e.g. PATH for shims). */
   sshdConfig?: string[];
+  /** Environment of both hosts' SSH sessions (e.g. a PATH with a shim). */
+  env?: Record<string, string>;
+  /** Environment of the compute node's SSH sessions only, over `env` (e.g. what marks the node as the node). */
+  nodeEnv?: Record<string, string>;
   /** Extra slurm.conf lines. */
   slurmConfig?: string[];
 }
@@ -211,9 +215,10 @@ export async function startSlurm(opts: SlurmOptions = {}): Promise<SlurmBed> {
       try { return admin('sinfo', ['-h', '-N', '-o', '%T']).trim() === 'idle'; } catch { return false; }
     }, 60_000, () => `${tail(path.join(dir, 'slurmctld.log'))} / ${tail(path.join(dir, 'slurmd.log'))}`);
 
-    const sshdConfig: SshdOptions['extraConfig'] = [`SetEnv SLURM_CONF=${confPath}`, ...(opts.sshdConfig ?? [])];
-    login = await startSshd({ extraConfig: sshdConfig });
-    node = await startSshd({ extraConfig: sshdConfig });
+    // One SetEnv line per sshd: sshd takes the first of a keyword's lines.
+    const setEnv = (env: Record<string, string>) => `SetEnv ${Object.entries({ SLURM_CONF: confPath, ...env }).map(([k, v]) => `${k}=${v}`).join(' ')}`;
+    login = await startSshd({ extraConfig: [setEnv(opts.env ?? {}), ...(opts.sshdConfig ?? [])] });
+    node = await startSshd({ extraConfig: [setEnv({ ...opts.env, ...opts.nodeEnv }), ...(opts.sshdConfig ?? [])] });
     // The user's one key opens both, as one authorized_keys in a shared home does on a cluster.
     fs.appendFileSync(node.authorizedKeysPath, fs.readFileSync(login.userKeyPath + '.pub'));
 

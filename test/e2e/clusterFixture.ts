@@ -1,9 +1,13 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { makeTempDir, startSlurm, type SlurmBed } from '../bed';
 import { startHarness, type Harness } from '../../src/harness/server';
 import type { MethodInput, MethodName, MethodOutput } from '../../src/shared/contract';
+
+/** Where the cluster bed's nvidia-smi shim lies (on both hosts' PATH; it answers with GPUs on the node only). */
+export const CLUSTER_SHIM_DIR = path.resolve(__dirname, '../shims/bin');
 
 /** The app as a cluster user runs it: its own data directory, a user's ~/.ssh that knows the cluster. */
 export interface ClusterApp {
@@ -30,7 +34,12 @@ export interface ClusterBed {
  * by its Slurm name through the login node). One per spec file; stop() always runs in its afterAll.
  */
 export async function startClusterBed(): Promise<ClusterBed> {
-  const slurm = await startSlurm();
+  // The nvidia-smi SHIM in its cluster form (test/shims/README.md): no GPU on the login node, GPUs on
+  // the node and in the job's steps, so the viewer's HUD shows figures only when it asks the node.
+  const slurm = await startSlurm({
+    env: { PATH: `${CLUSTER_SHIM_DIR}:/usr/local/bin:/usr/bin:/bin`, GPU_DESK_SHIM_GPUS_ON_NODES_ONLY: '1' },
+    nodeEnv: { GPU_DESK_SHIM_ON_NODE: '1' },
+  });
   const home = makeTempDir('gd-e2e-cluster-');
   const logs: string[] = [];
   const start = async (): Promise<ClusterApp> => {

@@ -22,6 +22,8 @@ export const LATIN_TERMS = new Set(
     // the L of the lossless refresh's shortcut (Ctrl+Alt+Shift+L).
     'vncpasswd', 'LOGIN', 'L',
     'ffmpeg', 'ffmpeg-free', 'x264', 'libx264', 'NVENC', 'VA-API', 'H100', 'Intel', 'AMD', 'i915', 'amdgpu', 'EPEL', 'RPM', 'Fusion', 'PATH',
+    // The viewer HUD's GPU panel: the GPUs' decoder and the units nvidia-smi reports in (°C, W).
+    'NVDEC', 'C', 'W',
   ].map((w) => w.toLowerCase()),
 );
 

@@ -1,5 +1,6 @@
 import type { GpuInfo, ServerReport, VncSessionInfo, SetupPlan, ApplyResult, PlanProgress } from '../remote/types';
-import type { GpuView, KeyView, ServerReportView, SetupPlanView, SetupProgress, SetupResultView, VncSessionView } from '../../shared/models';
+import type { GpuFigures } from '../remote/gpuFigures';
+import type { GpuFiguresView, GpuView, KeyView, ServerReportView, SetupPlanView, SetupProgress, SetupResultView, VncSessionView } from '../../shared/models';
 import type { KeyRecord } from '../profiles/schema';
 import { redactSecrets } from '../errors';
 
@@ -8,6 +9,14 @@ export function gpuView(g: GpuInfo): GpuView {
   return {
     index: g.index, name: g.name, uuid: g.uuid, memoryTotalMiB: g.memoryTotalMiB, memoryUsedMiB: g.memoryUsedMiB,
     utilizationPct: g.utilizationPct, driverVersion: g.driverVersion,
+  };
+}
+
+export function gpuFiguresView(g: GpuFigures): GpuFiguresView {
+  return {
+    index: g.index, name: g.name, uuid: g.uuid, memoryTotalMiB: g.memoryTotalMiB, memoryUsedMiB: g.memoryUsedMiB,
+    utilizationPct: g.utilizationPct, driverVersion: g.driverVersion, temperatureC: g.temperatureC, powerDrawW: g.powerDrawW,
+    powerLimitW: g.powerLimitW, encoderPct: g.encoderPct, decoderPct: g.decoderPct,
   };
 }
 

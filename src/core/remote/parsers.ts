@@ -49,7 +49,7 @@ function distroKey(id: string, idLike: string[], versionId: string): DistroKey |
 // ---------------------------------------------------------------- nvidia-smi
 
 /** A number from nvidia-smi CSV with nounits; "[N/A]", "[Not Supported]" and friends become null. */
-function smiNumber(v: string | undefined): number | null {
+export function smiNumber(v: string | undefined): number | null {
   if (v === undefined) return null;
   const t = v.trim();
   if (!/^-?\d+(\.\d+)?$/.test(t)) return null;

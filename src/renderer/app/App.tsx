@@ -117,7 +117,7 @@ export function App({ api }: { api: GpuDeskApi }) {
             {route.screen === 'servers' && <ServersScreen profiles={profiles} connections={connections} exchange={exchange} />}
             {route.screen === 'keys' && <KeysScreen profiles={profiles} />}
             {route.screen === 'server' && <ServerPage key={route.connectionId} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} profile={profileOf(route.profileId)} />}
-            {route.screen === 'viewer' && <ViewerScreen key={`${route.connectionId}:${route.display}`} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} display={route.display} profile={profileOf(route.profileId)} />}
+            {route.screen === 'viewer' && <ViewerScreen key={`${route.connectionId}:${route.display}`} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} display={route.display} profile={profileOf(route.profileId)} renderGpu={route.renderGpu} />}
             {route.screen === 'cluster' && <ClusterPage key={route.connectionId} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} jobs={jobs} profile={profileOf(route.profileId)} />}
             {route.screen === 'job' && <ViewerScreen key={`${route.connectionId}:job:${route.jobId}`} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} display={null} job={route.jobId} jobView={jobs[route.jobId]} profile={profileOf(route.profileId)} />}
             {route.screen === 'tunnel' && <TunnelScreen connectionId={route.connectionId} connection={connectionOf(route.connectionId)} tunnel={tunnels.find((x) => x.id === route.tunnelId)} />}

@@ -34,7 +34,11 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
   useEffect(() => { void reload(); }, [reload]);
 
   const profileId = profile?.id ?? '';
-  const view = (display: number) => go({ screen: 'viewer', connectionId, profileId, display });
+  // The desktop's render GPU (when its info has one) goes with it: the viewer's HUD shows that GPU.
+  const view = (display: number) => {
+    const renderGpu = sessions?.find((s) => s.display === display)?.renderGpu;
+    go({ screen: 'viewer', connectionId, profileId, display, ...(renderGpu !== undefined ? { renderGpu } : {}) });
+  };
   const tunnel = async (display: number) => {
     setBusy(`tunnel-${display}`);
     try {

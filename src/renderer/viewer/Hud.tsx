@@ -3,9 +3,10 @@ import { Sparkline } from '../app/Sparkline';
 import { useFormat } from '../i18n/useFormat';
 import type { TunnelRate, ViewerSample } from './stats';
 import type { VideoView } from './video/videoMode';
+import { HudGpus } from './HudGpus';
 
 /** Frames, latency, round trip, bandwidth and encoding, with the last 60 s charted. */
-export function Hud({ history, tunnel, tunnelHistory, video }: { history: ViewerSample[]; tunnel: TunnelRate | null; tunnelHistory: number[]; video?: VideoView | null }) {
+export function Hud({ history, tunnel, tunnelHistory, video, viewerId, renderGpu }: { history: ViewerSample[]; tunnel: TunnelRate | null; tunnelHistory: number[]; video?: VideoView | null; viewerId?: string | null; renderGpu?: number }) {
   const { t } = useTranslation('viewer');
   const fmt = useFormat();
   const s = history[history.length - 1];
@@ -30,6 +31,7 @@ export function Hud({ history, tunnel, tunnelHistory, video }: { history: Viewer
       </dl>
       <Sparkline values={history.map((h) => h.fps)} label={t('hud.fpsChart')} width={200} height={36} />
       <Sparkline values={tunnelHistory} label={t('hud.bandwidthChart')} width={200} height={36} color="var(--accent-2)" />
+      {viewerId && <HudGpus viewerId={viewerId} renderGpu={renderGpu} />}
     </aside>
   );
 }

@@ -36,7 +36,7 @@ declare global {
  * The viewer on a server's display, or (with `job`) on a cluster job's desktop: then the ticket comes
  * from clusters.viewer, the bar shows the job's time and warnings, and closing asks about the job.
  */
-export function ViewerScreen({ connectionId, connection: conn, display: fixedDisplay, job, jobView, profile }: {
+export function ViewerScreen({ connectionId, connection: conn, display: fixedDisplay, job, jobView, profile, renderGpu }: {
   connectionId: string;
   connection?: ConnectionView;
   display: number | null;
@@ -44,6 +44,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   /** The job's latest state (with `job`). */
   jobView?: ClusterJobView;
   profile?: Profile;
+  /** The GPU (nvidia-smi index) the desktop renders on, when its info says: the HUD shows that one. */
+  renderGpu?: number;
 }) {
   const api = useApi();
   const go = useGo();
@@ -57,6 +59,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const videoMode = useRef<VideoMode | null>(null);
   const [video, setVideo] = useState<VideoView | null>(null);
   const viewerId = useRef<string | null>(null);
+  /** The open viewer's id as state: the HUD's GPU panel asks for figures by it. */
+  const [openViewerId, setOpenViewerId] = useState<string | null>(null);
   const [phase, setPhase] = useState<Phase>('opening');
   const [why, setWhy] = useState<string | null>(null);
   const [prefs, setPrefs] = useState<ViewerPrefs>(() => loadPrefs(profile));
@@ -137,6 +141,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
       }
       performance.mark('gd:ticket');
       viewerId.current = ticket.viewerId;
+      setOpenViewerId(ticket.viewerId);
       setTurbo(ticket.flavor === 'turbovnc');
       setPhase(retries.current > 0 ? 'reconnecting' : 'connecting');
       const s = new ViewerSession({
@@ -197,6 +202,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
       session.current = null;
       if (viewerId.current) void api.invoke('viewer.close', { viewerId: viewerId.current }).catch(() => {});
       viewerId.current = null;
+      setOpenViewerId(null);
       target.replaceChildren();
     };
   }, [api, connectionId, fixedDisplay, job, gen, errorLine]);
@@ -303,7 +309,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
             <div className="actions"><button type="button" onClick={() => { setAskPassword(false); session.current?.close(); setPhase('lost'); setWhy(t('password.none')); }}>{t('common:actions.cancel')}</button><button type="submit" className="primary">{t('password.connect')}</button></div>
           </form>
         )}
-        {prefs.showHud && <Hud history={history} tunnel={tunnel} tunnelHistory={tunnelHistory} video={video} />}
+        {prefs.showHud && <Hud history={history} tunnel={tunnel} tunnelHistory={tunnelHistory} video={video} viewerId={openViewerId} renderGpu={renderGpu} />}
         {video?.fallback && phase === 'connected' && <p className="video-fallback" role="status" data-testid="video-fallback">{t('videoFallback', { reason: video.fallback })}</p>}
         {panel === 'codec' && <CodecPanel prefs={prefs} turbo={turbo} h264={h264} live={live} video={video} onChange={update} onClose={() => setPanel(null)} />}
         {panel === 'keys' && (

@@ -12,6 +12,9 @@ import { VideoStreams, type VideoEncoderChoice, type VideoTarget } from './video
 import type { VideoStreamSession } from '../../video/videoStream';
 import type { LiveConnection } from './connections';
 import type { SessionsOfServer } from './servers';
+import { gpuSource } from '../gpuSource';
+import { gpuFiguresView } from '../views';
+import { queryGpuFigures } from '../../remote/gpuFigures';
 
 interface Viewer {
   id: string;
@@ -39,7 +42,7 @@ export interface ViewersDeps {
   /** A fresh round trip on the connection (video mode's link signal; keepalives come every 15 s). */
   measureRtt(connectionId: string): Promise<number | null>;
   /** The node connection of a job's desktop, where its video encoder runs (null: a login-node forward). */
-  jobNode(jobId: string): VideoStreamSession | null | undefined;
+  jobNode(jobId: string): SshConnection | null | undefined;
   /** Which H.264 encoder a machine has (the probe's video section). */
   encoders(session: VideoStreamSession): Promise<VideoEncoderChoice>;
   sessions: SessionsOfServer;
@@ -70,6 +73,13 @@ export class Viewers {
         const v = this.viewer(viewerId);
         const rttMs = measureRtt ? await this.deps.measureRtt(v.connectionId) : this.deps.rttMs(v.connectionId);
         return { bytesIn: v.counters.bytesIn, bytesOut: v.counters.bytesOut, rttMs, at: Date.now() };
+      },
+      'viewer.gpus': async ({ viewerId }) => {
+        const v = this.viewer(viewerId);
+        const src = gpuSource(v, { connection: (id) => this.deps.ready(id).conn, jobNode: (j) => this.deps.jobNode(j) });
+        if (!src.session) return { at: Date.now(), available: false, why: src.why, gpus: [] };
+        const a = await queryGpuFigures(src.session, src.inJob !== undefined ? { inJob: src.inJob } : {});
+        return { at: Date.now(), available: a.available, why: null, gpus: a.gpus.map(gpuFiguresView) };
       },
       ...this.video.handlers(),
     };
