@@ -166,4 +166,16 @@ export default {
     openBrowser: 'Open in browser',
     notWeb: '(not a web service)',
   },
+  screens: {
+    label: 'Screens',
+    aria: 'Remote screens',
+    one: '1',
+    two: '2 side by side',
+    monitors: 'Match my monitors',
+    found_one: '{{count}} monitor',
+    found_other: '{{count}} monitors',
+    onlyThis: 'Only this monitor is known (allow window management to use them all)',
+  },
+  newWindow: 'New window',
+  newWindowTitle: 'Open this desktop in another window (several desktops side by side)',
 } as const;

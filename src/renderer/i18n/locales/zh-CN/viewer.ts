@@ -168,5 +168,17 @@ const zhCN: Catalogue<typeof en> = {
     openBrowser: '在浏览器中打开',
     notWeb: '（不是网页服务）',
   },
+  screens: {
+    label: '屏幕',
+    aria: '远程屏幕',
+    one: '1 个',
+    two: '2 个并排',
+    monitors: '与我的显示器一致',
+    found_one: '{{count}} 台显示器',
+    found_other: '{{count}} 台显示器',
+    onlyThis: '只知道当前这台显示器（允许“窗口管理”权限即可使用全部显示器）',
+  },
+  newWindow: '新窗口',
+  newWindowTitle: '在另一个窗口中打开此桌面（可同时并排查看多个桌面）',
 };
 export default zhCN;
