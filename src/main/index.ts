@@ -160,6 +160,7 @@ async function start(): Promise<void> {
     settingsFile: settingsFile(),
     systemLocales,
     openExternal: async (url) => openExternalSafely(url),
+    displays: () => screen.getAllDisplays().map((d) => ({ ...d.bounds, scaleFactor: d.scaleFactor })),
     chooseSaveFolder: async () => {
       const opts: Electron.OpenDialogOptions = { title: text('dialog.saveToFolder'), buttonLabel: text('dialog.saveHere'), properties: ['openDirectory', 'createDirectory'] };
       const r = mainWindow && !mainWindow.isDestroyed() ? await dialog.showOpenDialog(mainWindow, opts) : await dialog.showOpenDialog(opts);

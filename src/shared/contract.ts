@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type {
   AppCommand,
   AppInfo,
+  DeskDisplay,
   ByteCounters,
   ClusterDefaultsView,
   ClusterJobView,
@@ -114,6 +115,8 @@ export const methods = {
   'app.info': m(empty, out<AppInfo>()),
   /** Opens an http(s) URL on 127.0.0.1 in the system browser (extra forwards). */
   'app.openExternal': m(z.strictObject({ url: z.string().max(2048).regex(/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?(\/|$)/, 'url: a local http address') }), out<void>()),
+  /** The desk's monitors (the viewer's "Screens: match my monitors"); null where the shell cannot tell (the harness: the browser's Window Management API instead). */
+  'app.displays': m(empty, out<DeskDisplay[] | null>()),
 
   'settings.get': m(empty, out<SettingsView>()),
   /** Changes only the fields given; every window (and the Electron menus) hear `settings.changed`. */

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { installScreenLayout, type ScreenLayoutControl } from './rfbScreens';
 import { SCREENS_MODES, layoutFromMonitors, sideBySide, type Rect, type ScreensMode } from './screenLayout';
 import { deskMonitors } from './deskMonitors';
+import { useApi } from '../app/api';
 
 const KEY = (profileId: string) => `gpu-desk.viewer.screens.${profileId}`;
 
@@ -14,6 +15,7 @@ const KEY = (profileId: string) => `gpu-desk.viewer.screens.${profileId}`;
  */
 export function useScreensChoice(profileId: string | undefined) {
   const { t } = useTranslation('viewer');
+  const api = useApi();
   const [mode, setMode] = useState<ScreensMode>(() => {
     const v = profileId ? localStorage.getItem(KEY(profileId)) : null;
     return (SCREENS_MODES as readonly string[]).includes(v ?? '') ? (v as ScreensMode) : 'one';
@@ -28,14 +30,14 @@ export function useScreensChoice(profileId: string | undefined) {
     if (profileId) localStorage.setItem(KEY(profileId), mode);
     let stale = false;
     if (mode !== 'monitors') { setNote(null); control.current?.request(); return; }
-    void deskMonitors().then((d) => {
+    void deskMonitors(() => api.invoke('app.displays', {})).then((d) => {
       if (stale) return;
       monitors.current = d.monitors;
       setNote(d.source === 'all' ? t('screens.found', { count: d.monitors.length }) : t('screens.onlyThis'));
       control.current?.request();
     });
     return () => { stale = true; };
-  }, [mode, profileId, t]);
+  }, [api, mode, profileId, t]);
 
   /** Called with each new noVNC session: the layout rides on its remote resize from the first update. */
   const attach = (rfb: RFB) => {

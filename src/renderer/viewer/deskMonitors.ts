@@ -4,6 +4,9 @@ import type { Rect } from './screenLayout';
 interface ScreenDetailed { left: number; top: number; width: number; height: number }
 type WithScreenDetails = Window & { getScreenDetails?: () => Promise<{ screens: ScreenDetailed[] }> };
 
+/** What the shell itself knows (app.displays: Electron's screen module; null in the harness). */
+export type ShellDisplays = () => Promise<Rect[] | null>;
+
 export interface DeskMonitors {
   monitors: Rect[];
   /** Where they came from: every monitor (the API was granted), or only the one this window is on. */
@@ -11,11 +14,17 @@ export interface DeskMonitors {
 }
 
 /**
- * The desk's monitors in CSS pixels, in the desk's own arrangement. Every monitor needs the Window
- * Management permission (Chromium asks the person once); refused or absent (Firefox, Safari, an
- * Electron window, which grants no such permission), only this window's monitor is known.
+ * The desk's monitors in CSS pixels, in the desk's own arrangement: from the shell where it knows
+ * them (Electron), else the browser's Window Management API (Chromium asks the person once);
+ * refused or absent (Firefox, Safari), only this window's monitor is known.
  */
-export async function deskMonitors(win: Window = window): Promise<DeskMonitors> {
+export async function deskMonitors(fromShell: ShellDisplays, win: Window = window): Promise<DeskMonitors> {
+  try {
+    const shell = await fromShell();
+    if (shell?.length) return { monitors: shell, source: 'all' };
+  } catch {
+    /* an older core without app.displays: the browser's own way */
+  }
   const w = win as WithScreenDetails;
   if (typeof w.getScreenDetails === 'function') {
     try {
