@@ -44,6 +44,7 @@ import type {
 import { LANGUAGE_CHOICES } from './language';
 import { authKindError, authSchema, displaySchema, forwardSchema, jobSettingsSchema, NAME_RE, profileObject, VIEWER_ENCODINGS, viewerSchema } from './profileSchema';
 import { JUMP_SPEC_RE, LOGIN_NAME_RE } from './loginNames';
+import { START_GEOMETRY_HINT, START_GEOMETRY_RE } from './screenGeometry';
 
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'id: letters, digits, _ . : - only');
 const jobId = z.string().regex(/^\d{1,12}$/, 'job id: the number sbatch printed');
@@ -52,7 +53,7 @@ const HOST_RE = /^[A-Za-z0-9_.:%\-[\]]+$/;
 const host = z.string().min(1).max(255).regex(HOST_RE, 'host: a name or address without spaces');
 const port = z.number().int().min(1).max(65535);
 const display = z.number().int().min(0).max(99);
-const geometry = z.string().regex(/^\d{2,5}x\d{2,5}$/, 'geometry: WIDTHxHEIGHT, e.g. 1920x1080');
+const geometry = z.string().max(400).regex(START_GEOMETRY_RE, `geometry: ${START_GEOMETRY_HINT}`);
 /** An absolute path on the server (SFTP takes it as is: no shell ever sees it). */
 const remotePath = z.string().min(1).max(4096).regex(/^\/[^\0]*$/, 'path: an absolute path on the server');
 const fileName = z.string().min(1).max(255);

@@ -26,16 +26,26 @@ function serverMonitors(env: Env, display: number): Promise<Monitor[]> {
   });
 }
 
+/** The viewer's area (noVNC's screen element, which remote resizing follows) in CSS pixels. */
+function viewerArea(page: Page): Promise<{ width: number; height: number }> {
+  return page.locator('[data-testid="vnc-screen"] > div').first().evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { width: Math.floor(r.width), height: Math.floor(r.height) };
+  });
+}
+
 /** Chooses "2 side by side" and checks the server made exactly the two monitors the viewer asked for. */
 async function twoScreensOnServer(page: Page, env: Env, display: number): Promise<void> {
   const before = await canvasSize(page);
   await page.getByLabel('Remote screens').selectOption('two');
-  // The desktop takes the viewer's area, in two halves: the framebuffer's new size says what was asked.
-  await expect.poll(async () => (await serverMonitors(env, display)).length, { timeout: 30_000, message: 'RandR monitors on the server' }).toBe(2);
-  const fb = await canvasSize(page);
-  const asked = sideBySide(2, fb.w, fb.h).screens.map(({ x, y, width, height }) => ({ x, y, width, height }));
-  await expect.poll(() => serverMonitors(env, display), { timeout: 15_000 }).toEqual(asked);
+  // The desktop takes the viewer's area, in two halves.
+  const area = await viewerArea(page);
+  const want = sideBySide(2, area.width, area.height);
+  await expect.poll(() => canvasSize(page), { timeout: 30_000, message: 'the framebuffer at the viewer\'s area' }).toEqual({ w: want.width, h: want.height });
+  const asked = want.screens.map(({ x, y, width, height }) => ({ x, y, width, height }));
+  await expect.poll(() => serverMonitors(env, display), { timeout: 15_000, message: 'RandR monitors on the server' }).toEqual(asked);
   test.info().annotations.push({ type: 'screens', description: `${before.w}x${before.h} → ${JSON.stringify(asked)}` });
+  const fb = await canvasSize(page);
   // One screen again: one monitor, the whole desktop.
   await page.getByLabel('Remote screens').selectOption('one');
   await expect.poll(() => serverMonitors(env, display), { timeout: 30_000 }).toEqual([{ x: 0, y: 0, width: fb.w, height: fb.h }]);
@@ -64,7 +74,7 @@ test('TigerVNC: "2 side by side" in the viewer makes two RandR monitors on the s
   }
 });
 
-test('TurboVNC: a desktop gpu-desk starts takes "2 side by side" as two RandR monitors', async ({ page, env }) => {
+test('TurboVNC: a desktop started with two screens (multi-screen -geometry) has two RandR monitors, and takes "2 side by side" from the viewer', async ({ page, env }) => {
   test.setTimeout(420_000);
   fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
   await env.app.open(page);
@@ -72,15 +82,16 @@ test('TurboVNC: a desktop gpu-desk starts takes "2 side by side" as two RandR mo
   await page.getByRole('button', { name: 'Connect to turboscreens' }).click();
   await expect(page.getByRole('heading', { name: 'turboscreens', level: 1 })).toBeVisible({ timeout: 30_000 });
   await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill('1024x768');
+  await page.getByLabel('Size').fill('640x480+0+0,512x384+640+48');
   await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
   await page.getByRole('button', { name: 'Start desktop' }).click();
   await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
   const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
+  expect(await serverMonitors(env, display)).toEqual([{ x: 0, y: 0, width: 640, height: 480 }, { x: 640, y: 48, width: 512, height: 384 }]);
   const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
   await row.getByRole('button', { name: `View display ${display}` }).click();
   await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
-  await expect.poll(() => canvasSize(page)).toEqual({ w: 1024, h: 768 });
+  await expect.poll(() => canvasSize(page)).toEqual({ w: 1152, h: 480 });
   await twoScreensOnServer(page, env, display);
   await page.getByRole('button', { name: 'Back to the server' }).click();
   await row.getByRole('button', { name: `Stop display ${display}` }).click();
