@@ -44,7 +44,11 @@ export function useScreensChoice(profileId: string | undefined) {
     control.current = installScreenLayout(rfb, (area) => {
       const m = modeRef.current;
       if (m === 'two') return sideBySide(2, area.width, area.height);
-      if (m === 'monitors' && monitors.current) return layoutFromMonitors(monitors.current);
+      try {
+        if (m === 'monitors' && monitors.current) return layoutFromMonitors(monitors.current);
+      } catch {
+        /* no usable monitor reported: one screen, as noVNC would */
+      }
       return null;
     });
   };

@@ -44,6 +44,8 @@ export function installScreenLayout(rfb: RFB, want: (area: { width: number; heig
   let asked: ScreenLayout | null = null;
   const request = () => {
     const size = r._screenSize();
+    // A hidden or collapsing viewer (0×0 while the page lays out): no desktop that size.
+    if (size.w < 16 || size.h < 16) return;
     let layout = want({ width: Math.floor(size.w), height: Math.floor(size.h) });
     // Back to one screen: noVNC would send nothing while the size stays (its check ignores screens).
     if (!layout && asked) {
