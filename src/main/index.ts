@@ -22,7 +22,7 @@ import {
 import { closeAction, loadSettings } from './settings';
 import { createMainText, type MainText } from './text';
 import { resolveLanguage } from '../shared/language';
-import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders } from './windowOptions';
+import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders, viewerWindowOptions } from './windowOptions';
 import { fitToDisplays, loadWindowState, saveWindowState } from './windowState';
 
 // Before 'ready' (Chromium reads its switches once): the same ones bench:viewer and the e2e specs run with.
@@ -63,7 +63,10 @@ if (!app.requestSingleInstanceLock()) {
   app.enableSandbox();
 
   app.on('web-contents-created', (_e, contents) => {
-    hardenWebContents(contents, { allowedOrigins: () => allowedOrigins, openExternal: openExternalSafely, log: (l) => log.warn('%s', l) });
+    hardenWebContents(contents, {
+      allowedOrigins: () => allowedOrigins, openExternal: openExternalSafely, log: (l) => log.warn('%s', l),
+      viewerWindow: () => viewerWindowOptions(path.join(__dirname, '../preload/index.js'), iconPath()),
+    });
   });
   app.on('second-instance', () => showWindow());
   app.on('activate', () => showWindow());
@@ -157,6 +160,7 @@ async function start(): Promise<void> {
     settingsFile: settingsFile(),
     systemLocales,
     openExternal: async (url) => openExternalSafely(url),
+    displays: () => screen.getAllDisplays().map((d) => ({ ...d.bounds, scaleFactor: d.scaleFactor })),
     chooseSaveFolder: async () => {
       const opts: Electron.OpenDialogOptions = { title: text('dialog.saveToFolder'), buttonLabel: text('dialog.saveHere'), properties: ['openDirectory', 'createDirectory'] };
       const r = mainWindow && !mainWindow.isDestroyed() ? await dialog.showOpenDialog(mainWindow, opts) : await dialog.showOpenDialog(opts);
@@ -220,8 +224,9 @@ function frameOf(event: IpcMainInvokeEvent): FrameInfo | null {
   return { webContentsId: event.sender.id, url: f.url, isMainFrame: f.parent === null };
 }
 
+// The main window and the viewer windows it opened (the only windows hardenWebContents lets open).
 function ourWebContentsIds(): Set<number> {
-  return new Set(mainWindow && !mainWindow.isDestroyed() ? [mainWindow.webContents.id] : []);
+  return new Set(BrowserWindow.getAllWindows().filter((w) => !w.isDestroyed()).map((w) => w.webContents.id));
 }
 
 function toHeaderLists(h: Record<string, string>): Record<string, string[]> {

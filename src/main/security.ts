@@ -1,4 +1,4 @@
-import type { WebContents } from 'electron';
+import type { BrowserWindowConstructorOptions, WebContents } from 'electron';
 
 /**
  * The navigation, window-opening, permission and sender rules, as pure decisions (tested in Node
@@ -42,9 +42,24 @@ export function navigationDecision(url: string, allowedOrigins: readonly string[
   return isSafeExternalUrl(url) ? { allow: false, external: url } : { allow: false };
 }
 
-/** window.open and target=_blank never create a window; http(s) goes to the browser. */
-export function windowOpenDecision(url: string): NavDecision {
+/**
+ * window.open and target=_blank create no window, except the app's own page opened onto one viewer
+ * (#viewer/…: the viewer's "New window", several desktops at once); http(s) goes to the browser.
+ */
+export function windowOpenDecision(url: string, allowedOrigins: readonly string[] = []): NavDecision {
+  if (isViewerWindowUrl(url, allowedOrigins)) return { allow: true };
   return isSafeExternalUrl(url) ? { allow: false, external: url } : { allow: false };
+}
+
+/** Our own page, at a viewer's address (src/renderer/app/viewerLink.ts): nothing else, no credentials. */
+export function isViewerWindowUrl(url: string, allowedOrigins: readonly string[]): boolean {
+  if (!isAllowedOrigin(url, allowedOrigins)) return false;
+  try {
+    const u = new URL(url);
+    return u.username === '' && u.password === '' && /^#viewer\/[^/]+\/[^/]+\/\d{1,5}$/.test(u.hash);
+  } catch {
+    return false;
+  }
 }
 
 /** Clipboard (the viewer's copy/paste both ways) is the only web permission gpu-desk uses. */
@@ -72,6 +87,8 @@ export interface HardenDeps {
   allowedOrigins: () => readonly string[];
   openExternal(url: string): void;
   log(line: string): void;
+  /** The options of a viewer window (windowOptions.ts viewerWindowOptions); without it no window opens. */
+  viewerWindow?(): BrowserWindowConstructorOptions;
 }
 
 type Contents = Pick<WebContents, 'on' | 'setWindowOpenHandler'>;
@@ -98,7 +115,8 @@ export function hardenWebContents(contents: Contents, deps: HardenDeps): void {
     deps.log('blocked a <webview>');
   });
   contents.setWindowOpenHandler(({ url }) => {
-    const d = windowOpenDecision(url);
+    const d = windowOpenDecision(url, deps.allowedOrigins());
+    if (d.allow && deps.viewerWindow) return { action: 'allow', overrideBrowserWindowOptions: deps.viewerWindow() };
     if (d.external) deps.openExternal(d.external);
     else deps.log(`blocked window.open of ${originOf(url) ?? 'an invalid URL'}`);
     return { action: 'deny' };

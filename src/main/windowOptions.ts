@@ -57,6 +57,26 @@ export function mainWindowOptions(preloadPath: string, bounds: WindowBounds, ico
 }
 
 /**
+ * A second window onto one desktop (the viewer's "New window": window.open of the app's own page at
+ * #viewer/…, allowed by security.ts). The same hardened preferences as the main window — a child
+ * window would otherwise inherit whatever its opener had — and it shows at once: it opens on a click.
+ */
+export function viewerWindowOptions(preloadPath: string, iconPath?: string): BrowserWindowConstructorOptions {
+  return {
+    width: 1280,
+    height: 800,
+    minWidth: MIN_WIDTH,
+    minHeight: MIN_HEIGHT,
+    title: 'gpu-desk',
+    show: true,
+    backgroundColor: '#16181d',
+    autoHideMenuBar: true,
+    ...(iconPath ? { icon: iconPath } : {}),
+    webPreferences: webPreferences(preloadPath),
+  };
+}
+
+/**
  * The Content-Security-Policy sent with every renderer response (protocol handler) and, in dev,
  * added to the Vite dev server's responses. No inline or eval'd script in production; WebAssembly may
  * compile ('wasm-unsafe-eval': the viewer's JPEG decoder, src/renderer/viewer/jpegWasm.ts), which

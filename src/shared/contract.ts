@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type {
   AppCommand,
   AppInfo,
+  DeskDisplay,
   ByteCounters,
   ClusterDefaultsView,
   ClusterJobView,
@@ -44,6 +45,7 @@ import type {
 import { LANGUAGE_CHOICES } from './language';
 import { authKindError, authSchema, displaySchema, forwardSchema, jobSettingsSchema, NAME_RE, profileObject, VIEWER_ENCODINGS, viewerSchema } from './profileSchema';
 import { JUMP_SPEC_RE, LOGIN_NAME_RE } from './loginNames';
+import { START_GEOMETRY_HINT, START_GEOMETRY_RE } from './screenGeometry';
 
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'id: letters, digits, _ . : - only');
 const jobId = z.string().regex(/^\d{1,12}$/, 'job id: the number sbatch printed');
@@ -52,7 +54,7 @@ const HOST_RE = /^[A-Za-z0-9_.:%\-[\]]+$/;
 const host = z.string().min(1).max(255).regex(HOST_RE, 'host: a name or address without spaces');
 const port = z.number().int().min(1).max(65535);
 const display = z.number().int().min(0).max(99);
-const geometry = z.string().regex(/^\d{2,5}x\d{2,5}$/, 'geometry: WIDTHxHEIGHT, e.g. 1920x1080');
+const geometry = z.string().max(400).regex(START_GEOMETRY_RE, `geometry: ${START_GEOMETRY_HINT}`);
 /** An absolute path on the server (SFTP takes it as is: no shell ever sees it). */
 const remotePath = z.string().min(1).max(4096).regex(/^\/[^\0]*$/, 'path: an absolute path on the server');
 const fileName = z.string().min(1).max(255);
@@ -115,6 +117,8 @@ export const methods = {
   'app.info': m(empty, out<AppInfo>()),
   /** Opens an http(s) URL on 127.0.0.1 in the system browser (extra forwards). */
   'app.openExternal': m(z.strictObject({ url: z.string().max(2048).regex(/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?(\/|$)/, 'url: a local http address') }), out<void>()),
+  /** The desk's monitors (the viewer's "Screens: match my monitors"); null where the shell cannot tell (the harness: the browser's Window Management API instead). */
+  'app.displays': m(empty, out<DeskDisplay[] | null>()),
 
   'settings.get': m(empty, out<SettingsView>()),
   /** Changes only the fields given; every window (and the Electron menus) hear `settings.changed`. */

@@ -336,6 +336,15 @@ export interface AppInfo {
   platform: string;
 }
 
+/** One monitor of the desk, as the shell knows it (Electron's screen module): bounds in DIPs. */
+export interface DeskDisplay {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  scaleFactor: number;
+}
+
 /** The app's own preferences (one file beside the profiles; the CLI reads none of them). */
 export interface AppSettings {
   language: LanguageChoice;

@@ -43,6 +43,7 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
   return {
     'app.info': {},
     'app.openExternal': { url: 'http://127.0.0.1:8888/' },
+    'app.displays': {},
     'settings.get': {},
     'settings.set': { language: 'zh-CN' },
     'profiles.list': {},

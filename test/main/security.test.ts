@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   hardenWebContents, isSafeExternalUrl, isTrustedFrame, navigationDecision, permissionDecision, windowOpenDecision,
 } from '../../src/main/security';
-import { APP_ORIGIN } from '../../src/main/windowOptions';
+import { APP_ORIGIN, viewerWindowOptions } from '../../src/main/windowOptions';
 
 const ORIGINS = [APP_ORIGIN];
 
@@ -20,6 +20,8 @@ describe('navigation, window.open and permissions', () => {
     expect(windowOpenDecision('https://docs.example.org/')).toEqual({ allow: false, external: 'https://docs.example.org/' });
     expect(windowOpenDecision('app://gpu-desk/index.html')).toEqual({ allow: false });
     expect(windowOpenDecision('file:///tmp/x')).toEqual({ allow: false });
+    expect(windowOpenDecision('app://gpu-desk/index.html#viewer/c1/p1/2')).toEqual({ allow: false });
+    expect(windowOpenDecision('app://gpu-desk/index.html#viewer/c1/p1/2', ORIGINS)).toEqual({ allow: true });
     expect(isSafeExternalUrl('http://127.0.0.1:8888/lab')).toBe(true);
     expect(isSafeExternalUrl('ftp://x')).toBe(false);
   });
@@ -65,5 +67,18 @@ describe('hardenWebContents wiring', () => {
     expect(wc.openHandler!({ url: 'https://example.org/' })).toEqual({ action: 'deny' });
     expect(wc.openHandler!({ url: 'javascript:alert(1)' })).toEqual({ action: 'deny' });
     expect(opened).toEqual(['https://example.com/', 'https://example.org/']);
+  });
+
+  it('a viewer\'s own address opens a window only with the hardened viewer options; nothing else does', () => {
+    const wc = new WebContentsStandIn();
+    const options = viewerWindowOptions('/p.js');
+    hardenWebContents(wc as never, { allowedOrigins: () => ORIGINS, openExternal: () => {}, log: () => {}, viewerWindow: () => options });
+    expect(wc.openHandler!({ url: 'app://gpu-desk/index.html#viewer/c1/p1/2' })).toEqual({ action: 'allow', overrideBrowserWindowOptions: options });
+    for (const url of ['app://gpu-desk/index.html', 'app://gpu-desk/index.html#viewer/c1/p1', 'app://evil/index.html#viewer/c1/p1/2', 'https://example.org/#viewer/c1/p1/2', 'app://u:p@gpu-desk/#viewer/c/p/1'])
+      expect(wc.openHandler!({ url }), url).toEqual({ action: 'deny' });
+    // Without the options (an older wiring): no window at all.
+    const bare = new WebContentsStandIn();
+    hardenWebContents(bare as never, { allowedOrigins: () => ORIGINS, openExternal: () => {}, log: () => {} });
+    expect(bare.openHandler!({ url: 'app://gpu-desk/index.html#viewer/c1/p1/2' })).toEqual({ action: 'deny' });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders, webPreferences } from '../../src/main/windowOptions';
+import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders, viewerWindowOptions, webPreferences } from '../../src/main/windowOptions';
 
 function parseCsp(csp: string): Map<string, string[]> {
   return new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
@@ -29,6 +29,14 @@ describe('window options (Electron security checklist)', () => {
     expect(o.webPreferences).toEqual(webPreferences('/p.js'));
     expect(o.show).toBe(false);
     expect(o.minWidth).toBeGreaterThan(0);
+  });
+
+  it('a viewer window (several desktops at once) has exactly the main window\'s hardened preferences', () => {
+    const o = viewerWindowOptions('/p.js', '/icon.png');
+    expect(o.webPreferences).toEqual(webPreferences('/p.js'));
+    expect(o.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });
+    expect(o.icon).toBe('/icon.png');
+    expect(o.minWidth).toBe(mainWindowOptions('/p.js', { width: 1, height: 1 }).minWidth);
   });
 
   it('production CSP: nothing by default, scripts only from the app itself, no inline/eval (WebAssembly compiles: the viewer\'s JPEG decoder)', () => {

@@ -10,6 +10,7 @@ import type { KeySource } from '../ssh/types';
 import type { ChannelHub } from '../vnc/channelHub';
 import type { Emit, Handlers } from '../../shared/contract';
 import type { FileDialogs } from './fileDialogs';
+import type { DeskDisplay } from '../../shared/models';
 import { FileTransfers } from './services/files';
 import { PromptBroker } from './prompts';
 import { remoteOps, type RemoteOps } from './remoteOps';
@@ -54,6 +55,8 @@ export interface AppCoreDeps {
   sshConfigPath?: string | null;
   userKnownHostsFiles?: string[];
   openExternal?(url: string): Promise<void>;
+  /** The desk's monitors (main: Electron's screen module); the harness has none to give. */
+  displays?(): DeskDisplay[];
   /** A folder to save downloads into (main: a native dialog; the harness: its stand-in). */
   chooseSaveFolder?(): Promise<string | null>;
   log?(line: string): void;

@@ -7,6 +7,7 @@ import { parseOtp, parseSsListeners, parseStartedDisplay, splitSections } from '
 import { SECTION_HELPERS, SESSION_SECTIONS_SCRIPT, flavorOfExecutable, sessionsFromSections } from './sessionTable';
 import { shScript } from './shellQuote';
 import { TURBOVNC_ARGS } from './turboVncArgs';
+import { START_GEOMETRY_HINT, boundingGeometry, geometryScreens } from '../../shared/screenGeometry';
 import type { ServerReport, StartedSession, VncFlavor, VncSessionInfo } from './types';
 
 export interface SessionOptions {
@@ -142,8 +143,8 @@ function checkDisplay(n: number): void {
 }
 
 function checkGeometry(g: string): void {
-  if (!/^\d{2,5}x\d{2,5}$/.test(g)) {
-    throw new GpuDeskError('BAD_ARGUMENT', `"${g}" is not a screen size`, 'Give the geometry as WIDTHxHEIGHT, e.g. 1920x1080');
+  if (!geometryScreens(g)) {
+    throw new GpuDeskError('BAD_ARGUMENT', `"${g}" is not a screen size`, `Give the geometry as ${START_GEOMETRY_HINT}`);
   }
 }
 
@@ -283,7 +284,8 @@ async function start(session: SshSession, opts: StartOptions, hold: (secret: str
       xstartup = wm;
     }
     const r = await withDisplayRetry(opts.display === undefined, (min) =>
-      session.exec(shScript(TIGER_START, [display, String(min), geometry, xstartup, ...args]), { stdin: `${password}\n`, timeoutMs: 60_000 }));
+      // TigerVNC starts at one size: the screens' bounding box (the viewer lays the screens out).
+      session.exec(shScript(TIGER_START, [display, String(min), boundingGeometry(geometry)!, xstartup, ...args]), { stdin: `${password}\n`, timeoutMs: 60_000 }));
     out = r.stdout + r.stderr;
     if (r.code !== 0) throw startFailed(out);
   }

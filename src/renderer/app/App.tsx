@@ -6,6 +6,7 @@ import { ServersScreen } from '../servers/ServersScreen';
 import { PromptHost } from '../connect/PromptHost';
 import { ServerPage } from '../server/ServerPage';
 import { ViewerScreen } from '../viewer/ViewerScreen';
+import { routeFromHash } from './viewerLink';
 import { prefetchViewer } from '../viewer/ticketPrefetch';
 import { TunnelScreen } from '../tunnel/TunnelScreen';
 import { KeysScreen } from '../keys/KeysScreen';
@@ -17,7 +18,8 @@ import { useTranslation } from 'react-i18next';
 import { LanguageSwitch, useLanguageSetting } from '../i18n/language';
 
 export function App({ api }: { api: GpuDeskApi }) {
-  const [route, setRoute] = useState<Route>({ screen: 'servers' });
+  // A window opened onto one desktop (the viewer's "New window") starts at that viewer.
+  const [route, setRoute] = useState<Route>(() => routeFromHash(location.hash) ?? { screen: 'servers' });
   const [profiles, setProfiles] = useState<Profile[]>([]);
   const [connections, setConnections] = useState<ConnectionView[]>([]);
   const [tunnels, setTunnels] = useState<TunnelView[]>([]);

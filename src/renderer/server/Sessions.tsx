@@ -5,6 +5,7 @@ import { useApi } from '../app/api';
 import { useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
 import { Dialog } from '../app/Dialog';
+import { MonitorsGeometryButton } from './MonitorsGeometryButton';
 
 /** The server's VNC desktops: open one in the viewer or as a tunnel only, start a new one, stop one. */
 export function Sessions({ connectionId, profile, report }: { connectionId: string; profile?: Profile; report: ServerReportView | null }) {
@@ -111,6 +112,7 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
       <h2>{t('sessions.startTitle')}</h2>
       <form className="form inline" onSubmit={start} aria-label={t('sessions.startAria')}>
         <label>{t('sessions.size')}<input value={geometry} onChange={(e) => setGeometry(e.target.value)} placeholder="1920x1080" /></label>
+        <MonitorsGeometryButton onGeometry={setGeometry} />
         <label>{t('sessions.wm')}
           <select value={wm} onChange={(e) => setWm(e.target.value)}>
             <option value="">{t('sessions.serverDefault')}</option>

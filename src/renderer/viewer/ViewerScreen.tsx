@@ -20,6 +20,8 @@ import { VideoMode, type VideoView } from './video/videoMode';
 import { fromServerClipboard } from './serverClipboard';
 import { InviteDialog } from './InviteDialog';
 import { LOSSLESS_SHORTCUT, useLosslessShortcut } from './losslessShortcut';
+import { useScreensChoice } from './ScreensChoice';
+import { viewerHash } from '../app/viewerLink';
 
 type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 
@@ -94,6 +96,9 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const [closing, setClosing] = useState(false);
   const [inviting, setInviting] = useState(false);
   useLosslessShortcut(session);
+  const screens = useScreensChoice(profile?.id);
+  const attachScreens = useRef(screens.attach);
+  attachScreens.current = screens.attach;
   const display = fixedDisplay ?? jobRoute?.display ?? null;
 
   useEffect(() => {
@@ -189,6 +194,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         onView: (v) => { if (!cancelled) setVideo(v); },
       });
       videoMode.current = vm;
+      attachScreens.current(s.rfb);
       session.current = s;
       if (new URLSearchParams(location.search).has('debug')) window.__gpuDeskViewer = s;
     })();
@@ -269,6 +275,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
             <option value="remote">{t('scaleRemote')}</option>
           </select>
         </label>
+        {screens.ui}
         <button aria-pressed={panel === 'codec'} onClick={() => setPanel(panel === 'codec' ? null : 'codec')} data-testid="open-codec">{t('quality')}</button>
         <button aria-pressed={panel === 'keys'} onClick={() => setPanel(panel === 'keys' ? null : 'keys')} aria-haspopup="menu">{t('sendKeys')}</button>
         <button onClick={() => session.current?.ctrlAltDel()}>Ctrl+Alt+Del</button>
@@ -278,6 +285,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         <label className="check"><input type="checkbox" checked={prefs.viewOnly} onChange={(e) => update({ ...prefs, viewOnly: e.target.checked })} /> {t('viewOnly')}</label>
         <label className="check"><input type="checkbox" checked={prefs.showHud} onChange={(e) => update({ ...prefs, showHud: e.target.checked })} data-testid="toggle-hud" /> {t('figures')}</label>
         <button onClick={fullscreen}>{t('fullScreen')}</button>
+        {!job && display !== null && profile && <button onClick={() => window.open(`${location.pathname}${location.search}${viewerHash({ connectionId, profileId: profile.id, display })}`, '_blank')} title={t('newWindowTitle')} data-testid="viewer-new-window">{t('newWindow')}</button>}
         <span className={`phase phase-${phase}`} role="status" data-testid="viewer-phase" data-phase={phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}>{t(`phase.${phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}`)}</span>
       </div>
       {job && <JobViewerBar job={jobView} route={jobRoute} />}

@@ -241,6 +241,22 @@ describe('TurboVNC 3.3 sessions on the real bed', { timeout: 300_000 }, () => {
     started.splice(started.indexOf(s.display), 1);
   });
 
+  it('a multi-screen geometry: TurboVNC starts with one RandR monitor per screen, TigerVNC at their bounding box', async () => {
+    const geometry = '640x480+0+0,400x300+640+0';
+    const [t, g] = await Promise.all([
+      startSession(conn, { flavor: 'turbovnc', geometry, windowManager: '/usr/bin/xterm', virtualgl: 'off' }),
+      startSession(conn, { flavor: 'tigervnc', geometry, windowManager: '/usr/bin/xterm', virtualgl: 'off' }),
+    ]);
+    started.push(t.display, g.display);
+    const monitors = async (d: number) => (await conn.exec(`DISPLAY=:${d} xrandr --listmonitors`)).stdout.match(/\d+\/\d+x\d+\/\d+\+\d+\+\d+/g)?.map((m) => m.replace(/\/\d+/g, ''));
+    expect(await monitors(t.display)).toEqual(['640x480+0+0', '400x300+640+0']);
+    expect(await monitors(g.display)).toEqual(['1040x480+0+0']);
+    for (const d of [t.display, g.display]) {
+      await killSession(conn, d);
+      started.splice(started.indexOf(d), 1);
+    }
+  });
+
   it('a TigerVNC session beside a TurboVNC one: each is listed once, with its own flavour', async () => {
     const [t, g] = await Promise.all([
       startSession(conn, { flavor: 'turbovnc', windowManager: '/usr/bin/xterm', virtualgl: 'off' }),

@@ -1,6 +1,6 @@
 import { GpuDeskError } from '../../errors';
 import type { Emit, HandlersOf } from '../../../shared/contract';
-import type { AppSettings, SettingsView } from '../../../shared/models';
+import type { AppSettings, DeskDisplay, SettingsView } from '../../../shared/models';
 import { loadSettings, saveSettings } from '../settingsFile';
 
 export interface SettingsDeps {
@@ -30,6 +30,8 @@ export interface AppInfoDeps {
   shell: 'electron' | 'harness';
   version: string;
   openExternal?(url: string): Promise<void>;
+  /** The desk's monitors (Electron's screen module); absent in the harness. */
+  displays?(): DeskDisplay[];
 }
 
 /** app.*: what the shell is, and a browser for local web services. */
@@ -40,6 +42,7 @@ export function appHandlers(deps: AppInfoDeps): HandlersOf<'app'> {
       if (!deps.openExternal) throw new GpuDeskError('BAD_ARGUMENT', 'Opening a browser is not available here', `open ${url} yourself`);
       await deps.openExternal(url);
     },
+    'app.displays': async () => deps.displays?.() ?? null,
   };
 }
 

@@ -115,4 +115,8 @@ export default {
     stopText: 'Every program running in that desktop is closed. Unsaved work there is lost.',
     stopDesktop: 'Stop desktop',
   },
+  startScreens: {
+    button: 'My monitors',
+    title: 'One screen per monitor of this desk (TurboVNC starts with them; TigerVNC at their total size, split by the viewer)',
+  },
 } as const;

@@ -189,4 +189,16 @@ export default {
     none: 'No NVIDIA GPU figures on this server',
     noLink: 'No GPU figures: the job\'s desktop is not open',
   },
+  screens: {
+    label: 'Screens',
+    aria: 'Remote screens',
+    one: '1',
+    two: '2 side by side',
+    monitors: 'Match my monitors',
+    found_one: '{{count}} monitor',
+    found_other: '{{count}} monitors',
+    onlyThis: 'Only this monitor is known (allow window management to use them all)',
+  },
+  newWindow: 'New window',
+  newWindowTitle: 'Open this desktop in another window (several desktops side by side)',
 } as const;

@@ -117,5 +117,9 @@ const zhCN: Catalogue<typeof en> = {
     stopText: '该桌面中运行的所有程序都会被关闭，未保存的工作将会丢失。',
     stopDesktop: '停止桌面',
   },
+  startScreens: {
+    button: '按我的显示器',
+    title: '本机每台显示器对应一个屏幕（TurboVNC 启动时即分屏；TigerVNC 先按总尺寸启动，再由查看器分屏）',
+  },
 };
 export default zhCN;

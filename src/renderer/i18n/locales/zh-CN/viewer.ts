@@ -191,5 +191,17 @@ const zhCN: Catalogue<typeof en> = {
     none: '此服务器没有 NVIDIA GPU 数据',
     noLink: '没有 GPU 数据：作业的桌面未打开',
   },
+  screens: {
+    label: '屏幕',
+    aria: '远程屏幕',
+    one: '1 个',
+    two: '2 个并排',
+    monitors: '与我的显示器一致',
+    found_one: '{{count}} 台显示器',
+    found_other: '{{count}} 台显示器',
+    onlyThis: '只知道当前这台显示器（允许“窗口管理”权限即可使用全部显示器）',
+  },
+  newWindow: '新窗口',
+  newWindowTitle: '在另一个窗口中打开此桌面（可同时并排查看多个桌面）',
 };
 export default zhCN;
