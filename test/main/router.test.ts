@@ -73,6 +73,7 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
     'viewer.open': { ...c, display: ctx.display },
     'viewer.close': { viewerId: 'v1' },
     'viewer.stats': { viewerId: 'v1' },
+    'viewer.gpus': { viewerId: 'v1' },
     'viewer.password': { viewerId: 'v1' },
     'viewer.videoStart': { viewerId: 'v1', width: 1280, height: 720, fps: 30, bitrateKbps: 8000 },
     'viewer.videoStop': { viewerId: 'v1' },
