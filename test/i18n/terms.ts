@@ -22,6 +22,9 @@ export const LATIN_TERMS = new Set(
     // the L of the lossless refresh's shortcut (Ctrl+Alt+Shift+L).
     'vncpasswd', 'LOGIN', 'L',
     'ffmpeg', 'ffmpeg-free', 'x264', 'libx264', 'NVENC', 'VA-API', 'H100', 'Intel', 'AMD', 'i915', 'amdgpu', 'EPEL', 'RPM', 'Fusion', 'PATH',
+    // Vulkan: its loader, tools, driver files and packages, Mesa's CPU driver, and the simulators that draw with it.
+    'Vulkan', 'vulkaninfo', 'vulkan-tools', 'libvulkan.so.1', 'ICD', 'libGLX_nvidia', 'nvidia_icd.json', 'lavapipe', 'libnvidia-gl',
+    'nvidia-vulkan-icd', 'nvidia-driver-libs', 'Isaac', 'Sim', 'SAPIEN', 'Genesis',
   ].map((w) => w.toLowerCase()),
 );
 

@@ -418,7 +418,7 @@ function nvidiaVulkanFix(r: ReportFacts): { key: string; text: string; params: R
   const server = r.os.distro?.startsWith('ubuntu-') ? ' (with -server after the number for a -server driver)' : '';
   return {
     key: r.os.distro?.startsWith('ubuntu-') ? 'nvidiaVulkanUbuntu' : 'nvidiaVulkan',
-    text: `Run the set-up plan, or install the driver's GL/Vulkan libraries of the same version as the driver (${driver}): \`${command}\`${server}, then probe again. A driver installed from NVIDIA's .run file has them already: run it again without --no-opengl-files`,
+    text: `Run the set-up plan, or install the driver's GL/Vulkan libraries of the same version as the driver (${driver}): \`${command}\`${server}, then probe again. A driver installed from NVIDIA's \`.run\` file has them already: run it again without \`--no-opengl-files\``,
     params: { command, driver },
   };
 }

@@ -582,7 +582,8 @@ export function parseVulkaninfoSummary(text: string): VulkaninfoSummary {
 /** The line of a failed vulkaninfo's output that says why ("ERROR_INCOMPATIBLE_DRIVER", "Cannot create Vulkan instance."). */
 export function vulkaninfoErrorLine(text: string): string | null {
   const lines = text.split('\n').map((l) => l.trim()).filter(Boolean).filter((l) => !/XDG_RUNTIME_DIR|^'DISPLAY' environment variable not set/.test(l));
-  const telling = lines.find((l) => /ERROR_[A-Z_]+/.test(l)) ?? lines.find((l) => /error|cannot|failed/i.test(l)) ?? lines.at(-1);
+  // The loader's own message says what is missing ("Found no drivers!"); the ERROR_… code after it does not.
+  const telling = lines.find((l) => /\[Loader Message\]/.test(l)) ?? lines.find((l) => /ERROR_[A-Z_]+/.test(l)) ?? lines.find((l) => /error|cannot|failed/i.test(l)) ?? lines.at(-1);
   return telling ? cleanErrorLine(telling) : null;
 }
 
