@@ -107,8 +107,8 @@ vkicd() {
 VL=$(vklib libvulkan.so.1)
 [ -n "$VL" ] && echo "loader $VL"
 VK=\${VK_DRIVER_FILES:-\${VK_ICD_FILENAMES:-}}
+[ -n "$VK" ] && echo "icdenv $VK"
 if [ -n "$VK" ]; then
-  echo "icdenv $VK"
   printf '%s\\n' "$VK" | tr ':' '\\n'
 else
   { printf '%s\\n' "\${XDG_CONFIG_HOME:-$HOME/.config}"; printf '%s\\n' "\${XDG_CONFIG_DIRS:-/etc/xdg}" | tr ':' '\\n'; echo /etc
