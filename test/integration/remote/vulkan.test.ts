@@ -16,6 +16,7 @@ import { probeServer } from '../../../src/core/remote/probe';
 import { parseVulkaninfoSummary } from '../../../src/core/remote/parsers';
 import { buildSetupPlan } from '../../../src/core/remote/setupPlan';
 import { checkPlan } from '../../../src/core/remote/planRunner';
+import { killSession, startSession } from '../../../src/core/remote/vncSessions';
 
 const SEARCH_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin';
 const vulkaninfo = spawnSync('sh', ['-c', 'command -v vulkaninfo'], { encoding: 'utf8', env: { PATH: SEARCH_PATH } }).stdout.trim() || null;
@@ -86,6 +87,22 @@ describe('Vulkan on the real bed (Mesa lavapipe, no GPU)', { timeout: 120_000 },
     // The plan's Vulkan step is already done here: its own check runs vulkaninfo on the server.
     const status = await checkPlan(conn, buildSetupPlan(r));
     expect(status.vulkan).toBe('done');
+  });
+
+  it("with a desktop running, vulkaninfo runs in one of the account's own displays (where its programs draw) and lists the same devices", async () => {
+    const { bed, conn } = await bedWith([]);
+    const s = await startSession(conn, { geometry: '640x480', windowManager: '/usr/bin/xterm' });
+    try {
+      const r = await probeServer(conn);
+      // The account's first X display (this session's, or another of its own that runs): vulkaninfo
+      // succeeded in it, else the probe would have run it with no display.
+      expect(r.vulkan.display).toMatch(/^:\d+$/);
+      const sock = fs.statSync(`/tmp/.X11-unix/X${r.vulkan.display!.slice(1)}`);
+      expect(sock.uid).toBe(Number(execFileSync('id', ['-u', bed.user], { encoding: 'utf8' })));
+      expect(r.vulkan.devices.map(({ gpuIndex: _g, ...d }) => d)).toEqual(localSummary(bed.user).devices);
+    } finally {
+      await killSession(conn, s.display);
+    }
   });
 
   it('without vulkaninfo on the account’s PATH: the devices are unknown and the finding names vulkan-tools', async () => {
