@@ -125,7 +125,8 @@ else
   VD=; for s in /tmp/.X11-unix/X*; do [ -S "$s" ] && [ -O "$s" ] && { VD=":\${s##*/X}"; break; }; done
   o=; rc=1
   [ -n "$VD" ] && { o=$(DISPLAY=$VD to ${VULKANINFO_SECONDS} "$VI" --summary </dev/null 2>&1); rc=$?; }
-  if [ "$rc" != 0 ]; then VD=; o=$(unset DISPLAY; to ${VULKANINFO_SECONDS} "$VI" --summary </dev/null 2>&1); rc=$?; fi
+  # Not again after a time-out: a driver that hangs hangs without a display too, and the probe must stay short.
+  if [ "$rc" != 0 ] && [ "$rc" != 124 ]; then VD=; o=$(unset DISPLAY; to ${VULKANINFO_SECONDS} "$VI" --summary </dev/null 2>&1); rc=$?; fi
   printf '@@vi %s %s %s\\n' "$VI" "\${VD:--}" "$rc"
   printf '%s\\n' "$o" | head -n 300 | sed 's/^/> /'
 fi
