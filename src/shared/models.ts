@@ -198,6 +198,16 @@ export interface ServerReportView {
   findings: Finding[];
   probeMs: number;
   video: VideoProbeView;
+  vulkan: VulkanProbeView;
+}
+
+/** Vulkan on the server: the loader, and the devices vulkaninfo lists (src/core/remote/types.ts VulkanInfo). */
+export interface VulkanProbeView {
+  loader: string | null;
+  /** false: vulkaninfo is not installed, so the devices are unknown. */
+  vulkaninfo: boolean;
+  devices: { name: string; type: 'discrete' | 'integrated' | 'virtual' | 'cpu' | 'other'; apiVersion: string | null; driverInfo: string | null; gpuIndex: number | null }[];
+  error: string | null;
 }
 
 /** The server's ffmpeg and which of its H.264 encoders encoded a test frame (src/core/remote/types.ts VideoInfo). */

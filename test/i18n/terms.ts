@@ -24,6 +24,9 @@ export const LATIN_TERMS = new Set(
     'ffmpeg', 'ffmpeg-free', 'x264', 'libx264', 'NVENC', 'VA-API', 'H100', 'Intel', 'AMD', 'i915', 'amdgpu', 'EPEL', 'RPM', 'Fusion', 'PATH',
     // The viewer HUD's GPU panel: the GPUs' decoder and the units nvidia-smi reports in (°C, W).
     'NVDEC', 'C', 'W',
+    // Vulkan: its loader, tools, driver files and packages, Mesa's CPU driver, and the simulators that draw with it.
+    'Vulkan', 'vulkaninfo', 'vulkan-tools', 'libvulkan.so.1', 'ICD', 'libGLX_nvidia', 'nvidia_icd.json', 'lavapipe', 'libnvidia-gl',
+    'nvidia-vulkan-icd', 'nvidia-driver-libs', 'Isaac', 'Sim', 'SAPIEN', 'Genesis',
   ].map((w) => w.toLowerCase()),
 );
 

@@ -45,6 +45,12 @@ export function reportView(r: ServerReport): ServerReportView {
       encoders: r.video.encoders.map((e) => ({ name: e.name, works: e.works, error: e.error })),
       best: r.video.best,
     },
+    vulkan: {
+      loader: r.vulkan.loader,
+      vulkaninfo: r.vulkan.vulkaninfo !== null,
+      devices: r.vulkan.devices.map((d) => ({ name: d.name, type: d.type, apiVersion: d.apiVersion, driverInfo: d.driverInfo, gpuIndex: d.gpuIndex })),
+      error: r.vulkan.error,
+    },
   };
 }
 

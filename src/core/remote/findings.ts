@@ -218,6 +218,7 @@ export function computeFindings(r: ReportFacts): Finding[] {
   }
 
   out.push(...videoFindings(r));
+  out.push(...vulkanFindings(r));
 
   if (r.sudo === 'absent') {
     out.push({
@@ -382,6 +383,125 @@ function videoFindings(r: ReportFacts): Finding[] {
       message: `${path} is installed, but none of its H.264 encoders could encode a test frame (x264: ${error}), so video mode is not available here.`,
       fix: fix.text,
       text: { message: 'noVideoEncoder', fix: fix.key, params: { path, error } },
+    });
+  }
+  return out;
+}
+
+/** The Vulkan loader and vulkaninfo, by the packages that have them on this distribution. */
+function vulkanToolsFix(r: ReportFacts, what: 'loader' | 'tools'): { key: string; text: string; params: Record<string, string> } {
+  const command = r.os.family === 'deb'
+    ? `sudo apt-get install ${what === 'loader' ? 'libvulkan1 vulkan-tools' : 'vulkan-tools'}`
+    : r.os.family === 'rpm' ? `sudo dnf install ${what === 'loader' ? 'vulkan-loader vulkan-tools' : 'vulkan-tools'}` : null;
+  if (!command) return { key: what === 'loader' ? 'vulkanLoaderOther' : 'vulkanToolsOther', text: what === 'loader' ? "Install the distribution's Vulkan loader (libvulkan.so.1) and vulkan-tools, then probe again" : "Install the distribution's vulkan-tools package, then probe again", params: {} };
+  return { key: 'vulkanInstall', text: `Run the set-up plan, or \`${command}\`, then probe again`, params: { command } };
+}
+
+/**
+ * The NVIDIA driver's GL/Vulkan libraries (libGLX_nvidia and its nvidia_icd.json), by the package that
+ * has them where the driver came from the distribution's (or NVIDIA's) packages: Ubuntu's
+ * libnvidia-gl-<major>[-server], Debian's nvidia-vulkan-icd, NVIDIA's RHEL repository's nvidia-driver-libs.
+ */
+export function nvidiaVulkanPackage(r: Pick<ReportFacts, 'os' | 'nvidia'>): string | null {
+  const major = driverMajor(r.nvidia.driverVersion);
+  if (r.os.distro?.startsWith('ubuntu-')) return major === null ? null : `libnvidia-gl-${major}`;
+  if (r.os.distro === 'debian-12') return 'nvidia-vulkan-icd';
+  if (r.os.distro?.startsWith('rhel-')) return 'nvidia-driver-libs';
+  return null;
+}
+
+function nvidiaVulkanFix(r: ReportFacts): { key: string; text: string; params: Record<string, string> } {
+  const pkg = nvidiaVulkanPackage(r);
+  const driver = r.nvidia.driverVersion ?? '?';
+  if (!pkg) return { key: 'nvidiaVulkanOther', text: `Install the NVIDIA driver's GL/Vulkan libraries of the same version as the driver (${driver}), then probe again`, params: { driver } };
+  const command = r.os.family === 'rpm' ? `sudo dnf install ${pkg}` : `sudo apt-get install ${pkg}`;
+  const server = r.os.distro?.startsWith('ubuntu-') ? ' (with -server after the number for a -server driver)' : '';
+  return {
+    key: r.os.distro?.startsWith('ubuntu-') ? 'nvidiaVulkanUbuntu' : 'nvidiaVulkan',
+    text: `Run the set-up plan, or install the driver's GL/Vulkan libraries of the same version as the driver (${driver}): \`${command}\`${server}, then probe again. A driver installed from NVIDIA's \`.run\` file has them already: run it again without \`--no-opengl-files\``,
+    params: { command, driver },
+  };
+}
+
+/**
+ * Vulkan: simulators such as Isaac Sim, SAPIEN and Genesis draw with it, and VirtualGL does not carry
+ * it: the driver's own Vulkan renders on the GPU and presents into the VNC desktop once its ICD is found.
+ */
+function vulkanFindings(r: ReportFacts): Finding[] {
+  const out: Finding[] = [];
+  const v = r.vulkan;
+  if (!v.loader) {
+    const fix = vulkanToolsFix(r, 'loader');
+    out.push({
+      severity: 'warning',
+      code: 'VULKAN_NO_LOADER',
+      message: 'There is no Vulkan loader (libvulkan.so.1) on this server: programs that draw with Vulkan (Isaac Sim, SAPIEN, Genesis and other simulators) cannot start.',
+      fix: fix.text,
+      planStep: r.os.distro ? 'vulkan' : undefined,
+      text: { message: 'vulkanNoLoader', fix: fix.key, params: fix.params },
+    });
+  }
+  for (const icd of v.icds) {
+    if (icd.error || icd.library) continue;
+    out.push({
+      severity: 'warning',
+      code: 'VULKAN_ICD_LIBRARY_MISSING',
+      message: `The Vulkan driver file ${icd.path} names ${icd.libraryPath}, which does not exist, so the Vulkan loader skips that driver.`,
+      fix: `Reinstall the package that owns ${icd.path} (\`dpkg -S\` or \`rpm -qf\` names it), or remove the file if its driver was uninstalled, then probe again`,
+      text: { message: 'vulkanIcdLibraryMissing', fix: 'vulkanIcdReinstall', params: { path: icd.path, library: icd.libraryPath ?? '' } },
+    });
+  }
+  const nvidiaIcd = v.icds.find((i) => i.nvidia && i.library);
+  const nvidiaDevice = v.devices.some((d) => d.vendorId === '0x10de' || /nvidia/i.test(d.driverName ?? ''));
+  if (r.nvidia.driverLoaded && !nvidiaIcd && !nvidiaDevice) {
+    const fix = nvidiaVulkanFix(r);
+    out.push({
+      severity: 'warning',
+      code: 'VULKAN_NO_NVIDIA_ICD',
+      message: `The NVIDIA driver ${r.nvidia.driverVersion ?? ''} is loaded, but its Vulkan driver is not installed (no nvidia_icd.json whose libGLX_nvidia library exists): Vulkan programs cannot use the GPU${v.devices.length ? ' and draw on the CPU instead' : ''}.`.replace('  ', ' '),
+      fix: fix.text,
+      planStep: r.os.distro ? 'vulkan' : undefined,
+      text: { message: v.devices.length ? 'vulkanNoNvidiaIcdCpu' : 'vulkanNoNvidiaIcd', fix: fix.key, params: { driver: r.nvidia.driverVersion ?? '', ...fix.params } },
+    });
+  } else if (r.nvidia.driverVersion && nvidiaIcd?.libraryVersion && nvidiaIcd.libraryVersion !== r.nvidia.driverVersion) {
+    out.push({
+      severity: 'warning',
+      code: 'VULKAN_ICD_VERSION_MISMATCH',
+      message: `NVIDIA's Vulkan driver (${nvidiaIcd.library}) is version ${nvidiaIcd.libraryVersion}, but the running driver is ${r.nvidia.driverVersion}: Vulkan programs fail to create a device until they match.`,
+      fix: 'If the driver was upgraded, reboot the server so the new kernel module runs; otherwise install the GL/Vulkan library package of the running driver\'s version, then probe again',
+      text: { message: 'vulkanIcdMismatch', fix: 'vulkanIcdMatch', params: { library: nvidiaIcd.library ?? '', icdVersion: nvidiaIcd.libraryVersion, driver: r.nvidia.driverVersion } },
+    });
+  }
+  if (v.loader && !v.vulkaninfo) {
+    const fix = vulkanToolsFix(r, 'tools');
+    out.push({
+      severity: 'info',
+      code: 'VULKANINFO_MISSING',
+      message: 'vulkaninfo (package vulkan-tools) is not installed, so this report cannot list the Vulkan devices programs would draw on.',
+      fix: fix.text,
+      planStep: r.os.distro ? 'vulkan' : undefined,
+      text: { message: 'vulkaninfoMissing', fix: fix.key, params: fix.params },
+    });
+  } else if (v.loader && v.vulkaninfo && v.devices.length === 0) {
+    const error = v.error ?? 'no device';
+    out.push({
+      severity: 'warning',
+      code: 'VULKAN_NO_DEVICE',
+      message: `vulkaninfo finds no Vulkan device on this server (${error}): Vulkan programs cannot start.`,
+      fix: r.nvidia.driverLoaded ? nvidiaVulkanFix(r).text : r.os.family === 'deb' ? 'Run the set-up plan, or `sudo apt-get install mesa-vulkan-drivers` (Mesa\'s Vulkan drivers, with lavapipe on the CPU), then probe again' : 'Run the set-up plan, or `sudo dnf install mesa-vulkan-drivers` (Mesa\'s Vulkan drivers, with lavapipe on the CPU), then probe again',
+      planStep: r.os.distro ? 'vulkan' : undefined,
+      text: { message: 'vulkanNoDevice', fix: r.nvidia.driverLoaded ? nvidiaVulkanFix(r).key : r.os.family === 'deb' ? 'mesaVulkanDeb' : 'mesaVulkanRhel', params: { error, ...(r.nvidia.driverLoaded ? nvidiaVulkanFix(r).params : {}) } },
+    });
+  } else if (v.devices.length > 0 && v.devices.every((d) => d.type === 'cpu') && !out.some((f) => f.code === 'VULKAN_NO_NVIDIA_ICD')) {
+    const names = v.devices.map((d) => d.name).join(', ');
+    const gpu = r.nvidia.driverLoaded || r.gpus.length > 0;
+    out.push({
+      severity: gpu ? 'warning' : 'info',
+      code: 'VULKAN_CPU_ONLY',
+      message: `The only Vulkan device is ${names}, a software renderer: Vulkan programs work, but they draw on the CPU, slowly.`,
+      fix: gpu ? nvidiaVulkanFix(r).text : 'Nothing to install for this server: drawing with Vulkan on a GPU needs one (an NVIDIA GPU with its driver, or an AMD or Intel GPU with Mesa\'s Vulkan drivers)',
+      planStep: gpu && r.os.distro ? 'vulkan' : undefined,
+      text: { message: 'vulkanCpuOnly', fix: gpu ? nvidiaVulkanFix(r).key : 'vulkanNeedsGpu', params: { devices: names, ...(gpu ? nvidiaVulkanFix(r).params : {}) } },
     });
   }
   return out;

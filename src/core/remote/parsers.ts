@@ -2,7 +2,7 @@
  * Pure parsers for the exact text the server's tools print. No I/O: each takes a string and returns
  * data, so fixtures in test/fixtures/remote pin the formats.
  */
-import type { DistroKey, GlxInfo, GpuInfo, GpuVendor, OsInfo, PackageFamily, VideoEncoderInfo, VideoEncoderName, VideoInfo, VncFlavor } from './types';
+import type { DistroKey, GlxInfo, GpuInfo, GpuVendor, OsInfo, PackageFamily, VideoEncoderInfo, VideoEncoderName, VideoInfo, VncFlavor, VulkanDevice, VulkanDeviceType, VulkanIcd, VulkanInfo } from './types';
 
 // ---------------------------------------------------------------- /etc/os-release
 
@@ -509,4 +509,166 @@ export function splitSections(output: string): Record<string, string> {
   }
   if (name) out[name] = buf.join('\n').replace(/\n+$/, '');
   return out;
+}
+
+// ---------------------------------------------------------------- Vulkan (vulkaninfo --summary, ICD manifests)
+
+const VULKAN_DEVICE_TYPES: Record<string, VulkanDeviceType> = {
+  PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: 'discrete',
+  PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: 'integrated',
+  PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: 'virtual',
+  PHYSICAL_DEVICE_TYPE_CPU: 'cpu',
+  PHYSICAL_DEVICE_TYPE_OTHER: 'other',
+};
+
+/**
+ * A version as vulkaninfo prints it: "1.3.242" (1.3.2xx and later) or "4206834 (1.3.242)" (older
+ * releases print the packed number first), and NVIDIA's driverVersion "535.104.12.0".
+ */
+function vulkanVersion(v: string | undefined): string | null {
+  if (!v) return null;
+  const m = /\((\d+\.\d+\.\d+(?:\.\d+)?)\)/.exec(v) ?? /^(\d+\.\d+\.\d+(?:\.\d+)?)$/.exec(v.trim());
+  return m ? m[1] : v.trim() || null;
+}
+
+export interface VulkaninfoSummary {
+  instanceVersion: string | null;
+  devices: Omit<VulkanDevice, 'gpuIndex'>[];
+}
+
+/**
+ * `vulkaninfo --summary`: "Vulkan Instance Version: 1.3.239", then under "Devices:" one block per
+ * device, "GPU0:" followed by tab-indented "key = value" lines (apiVersion, driverVersion, vendorID,
+ * deviceID, deviceType, deviceName, driverID, driverName, driverInfo, conformanceVersion, deviceUUID,
+ * driverUUID). Lines before "Devices:" (extensions, layers, loader complaints) are ignored.
+ */
+export function parseVulkaninfoSummary(text: string): VulkaninfoSummary {
+  const instanceVersion = /^Vulkan Instance Version:\s*(\S+)/m.exec(text)?.[1] ?? null;
+  const devices: VulkaninfoSummary['devices'] = [];
+  const at = text.search(/^Devices:\s*$/m);
+  if (at < 0) return { instanceVersion, devices };
+  let cur: Record<string, string> | null = null;
+  let index = 0;
+  const flush = () => {
+    if (!cur) return;
+    devices.push({
+      index,
+      name: cur.deviceName ?? '',
+      type: VULKAN_DEVICE_TYPES[cur.deviceType ?? ''] ?? 'other',
+      apiVersion: vulkanVersion(cur.apiVersion),
+      driverVersion: vulkanVersion(cur.driverVersion),
+      driverName: cur.driverName ?? null,
+      driverInfo: cur.driverInfo ?? null,
+      vendorId: cur.vendorID?.toLowerCase() ?? null,
+      deviceUuid: cur.deviceUUID?.toLowerCase() ?? null,
+    });
+  };
+  for (const raw of text.slice(at).split('\n')) {
+    const line = raw.replace(/\r$/, '');
+    const g = /^GPU(\d+):\s*$/.exec(line);
+    if (g) {
+      flush();
+      cur = {};
+      index = Number(g[1]);
+      continue;
+    }
+    const kv = /^\s+(\w+)\s*=\s*(.*)$/.exec(line);
+    if (kv && cur) cur[kv[1]] = kv[2].trim();
+  }
+  flush();
+  return { instanceVersion, devices };
+}
+
+/** The line of a failed vulkaninfo's output that says why ("ERROR_INCOMPATIBLE_DRIVER", "Cannot create Vulkan instance."). */
+export function vulkaninfoErrorLine(text: string): string | null {
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean).filter((l) => !/XDG_RUNTIME_DIR|^'DISPLAY' environment variable not set/.test(l));
+  // The loader's own message says what is missing ("Found no drivers!"); the ERROR_… code after it does not.
+  const telling = lines.find((l) => /\[Loader Message\]/.test(l)) ?? lines.find((l) => /ERROR_[A-Z_]+/.test(l)) ?? lines.find((l) => /error|cannot|failed/i.test(l)) ?? lines.at(-1);
+  return telling ? cleanErrorLine(telling) : null;
+}
+
+/** nvidia-smi's "GPU-3f1c2a7e-…" and vulkaninfo's "3f1c2a7e-…" name the same GPU. */
+function bareUuid(uuid: string): string {
+  return uuid.trim().toLowerCase().replace(/^gpu-/, '');
+}
+
+/** A driver version in a library's file name: "/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.535.104.12" → "535.104.12". */
+function libraryVersionOf(path: string | null): string | null {
+  return path ? /\.so\.(\d+\.\d+(?:\.\d+)?)$/.exec(path)?.[1] ?? null : null;
+}
+
+/** The probe's "vulkan" section (probeScript.ts VULKAN_SECTION_SCRIPT) → VulkanInfo, its devices matched to nvidia-smi's GPUs. */
+export function parseVulkanSection(text: string, gpus: readonly GpuInfo[], testSeconds: number): VulkanInfo {
+  let loader: string | null = null;
+  let icdEnv: string | null = null;
+  const icds: VulkanIcd[] = [];
+  const seen = new Set<string>();
+  let vulkaninfo: string | null = null;
+  let display: string | null = null;
+  let rc: string | null = null;
+  const viOut: string[] = [];
+  interface IcdBlock { path: string; missing: boolean; lib: string | null | undefined; json: string[] }
+  let block: IcdBlock | null = null;
+  let inVi = false;
+  const blocks: IcdBlock[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\r$/, '');
+    let m: RegExpExecArray | null;
+    if ((m = /^@@icd (.+)$/.exec(line))) {
+      block = { path: m[1].trim(), missing: false, lib: undefined, json: [] };
+      blocks.push(block);
+      inVi = false;
+    } else if ((m = /^@@vi (.+)$/.exec(line))) {
+      block = null;
+      inVi = true;
+      const f = m[1].trim().split(/\s+/);
+      if (f[0] !== 'absent') {
+        vulkaninfo = f[0];
+        display = f[1] && f[1] !== '-' ? f[1] : null;
+        rc = f[2] ?? null;
+      }
+    } else if (line.startsWith('> ') || line === '>') {
+      if (inVi) viOut.push(line.slice(2));
+      else block?.json.push(line.slice(2));
+    } else if (block && line === 'missing') {
+      block.missing = true;
+    } else if (block && (m = /^lib (.+)$/.exec(line))) {
+      block.lib = m[1].trim() === '-' ? null : m[1].trim();
+    } else if (!block && !inVi && (m = /^loader (\/.+)$/.exec(line))) {
+      loader = m[1].trim();
+    } else if (!block && !inVi && (m = /^icdenv (.+)$/.exec(line))) {
+      icdEnv = m[1].trim();
+    }
+  }
+  for (const b of blocks) {
+    if (seen.has(b.path)) continue;
+    seen.add(b.path);
+    if (b.missing) {
+      icds.push({ path: b.path, libraryPath: null, library: null, apiVersion: null, nvidia: false, libraryVersion: null, error: 'no such file' });
+      continue;
+    }
+    let libraryPath: string | null = null;
+    let apiVersion: string | null = null;
+    let error: string | null = null;
+    try {
+      const j = JSON.parse(b.json.join('\n')) as { ICD?: { library_path?: unknown; api_version?: unknown } };
+      libraryPath = typeof j.ICD?.library_path === 'string' ? j.ICD.library_path : null;
+      apiVersion = typeof j.ICD?.api_version === 'string' ? j.ICD.api_version : null;
+      if (!libraryPath) error = 'it names no library_path';
+    } catch {
+      error = 'it is not valid JSON';
+    }
+    const library = b.lib ?? null;
+    const nvidia = /libGLX_nvidia|libnvidia-vulkan/i.test(libraryPath ?? '') || /libGLX_nvidia|libnvidia-vulkan/i.test(library ?? '');
+    icds.push({ path: b.path, libraryPath, library, apiVersion, nvidia, libraryVersion: nvidia ? libraryVersionOf(library) : null, error });
+  }
+  const out = viOut.join('\n');
+  const summary = parseVulkaninfoSummary(out);
+  const byUuid = new Map(gpus.map((g) => [bareUuid(g.uuid), g.index]));
+  const devices = summary.devices.map((d) => ({ ...d, gpuIndex: d.deviceUuid ? byUuid.get(bareUuid(d.deviceUuid)) ?? null : null }));
+  let error: string | null = null;
+  if (vulkaninfo && devices.length === 0) {
+    error = rc === '124' ? `vulkaninfo did not finish in ${testSeconds} s` : vulkaninfoErrorLine(out) ?? `vulkaninfo exited with status ${rc ?? '?'}`;
+  }
+  return { loader, icdEnv, icds, vulkaninfo, display, instanceVersion: summary.instanceVersion, devices, error };
 }

@@ -12,12 +12,13 @@ import {
   parseEglProbe,
   parseSsListeners,
   parseVideoSection,
+  parseVulkanSection,
   parseXvncVersion,
   splitSections,
   isSoftwareRenderer,
   type EglDeviceProbed,
 } from './parsers';
-import { buildProbeCommand, buildVideoProbeCommand, NVIDIA_SMI_QUERY, VIDEO_TEST_SECONDS } from './probeScript';
+import { buildProbeCommand, buildVideoProbeCommand, NVIDIA_SMI_QUERY, VIDEO_TEST_SECONDS, VULKANINFO_SECONDS } from './probeScript';
 import { sessionsFromSections } from './sessionTable';
 import { shellCommand } from './shellQuote';
 import type {
@@ -145,6 +146,7 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
     displayManager: lines('dm')[0] ?? null,
     probeMs,
     video: parseVideoSection(s.video ?? '', VIDEO_TEST_SECONDS),
+    vulkan: parseVulkanSection(s.vulkan ?? '', gpus, VULKANINFO_SECONDS),
   };
   return { ...partial, findings: computeFindings(partial) };
 }

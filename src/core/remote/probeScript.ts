@@ -76,6 +76,62 @@ elif [ -n "$VF" ]; then
 fi
 `;
 
+/** The longest vulkaninfo may take: a broken driver can hang it in vkCreateInstance. */
+export const VULKANINFO_SECONDS = 8;
+
+/**
+ * Vulkan: the loader, each driver manifest (ICD json) the loader would read — VK_DRIVER_FILES or
+ * VK_ICD_FILENAMES where the account sets one (the loader reads only those then), else its search
+ * path — and `vulkaninfo --summary`, inside one of the account's own X displays (a VNC session's,
+ * where programs will draw) where there is one, else with no display (the summary needs none).
+ * Output: "loader <path>", "icdenv <value>", per manifest "@@icd <file>" ("missing" when there is no
+ * such file), "lib <resolved library>|-" and the file's text behind "> "; then "@@vi absent" or
+ * "@@vi <vulkaninfo> <display|-> <exit status>" and its output behind "> ".
+ */
+const VULKAN_SECTION_SCRIPT = `m vulkan
+vklib() {
+  ldconfig -p 2>/dev/null | awk -v n="$1" '$1 == n { print $NF; exit }' | grep . && return
+  for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib /lib64 /lib; do [ -e "$d/$1" ] && { echo "$d/$1"; return; }; done
+}
+vkicd() {
+  printf '@@icd %s\\n' "$1"
+  [ -f "$1" ] || { echo missing; return; }
+  l=$(sed -n 's/.*"library_path"[[:space:]]*:[[:space:]]*"\\([^"]*\\)".*/\\1/p' "$1" 2>/dev/null | head -n 1)
+  if [ -n "$l" ]; then
+    case $l in /*) p=$l ;; */*) p="\${1%/*}/$l" ;; *) p=$(vklib "$l") ;; esac
+    if [ -n "$p" ] && [ -e "$p" ]; then echo "lib $(readlink -f "$p")"; else echo "lib -"; fi
+  fi
+  head -c 4096 "$1" 2>/dev/null | sed 's/^/> /'
+  echo
+}
+VL=$(vklib libvulkan.so.1)
+[ -n "$VL" ] && echo "loader $VL"
+VK=\${VK_DRIVER_FILES:-\${VK_ICD_FILENAMES:-}}
+[ -n "$VK" ] && echo "icdenv $VK"
+if [ -n "$VK" ]; then
+  printf '%s\\n' "$VK" | tr ':' '\\n'
+else
+  { printf '%s\\n' "\${XDG_CONFIG_HOME:-$HOME/.config}"; printf '%s\\n' "\${XDG_CONFIG_DIRS:-/etc/xdg}" | tr ':' '\\n'; echo /etc
+    printf '%s\\n' "\${XDG_DATA_HOME:-$HOME/.local/share}"; printf '%s\\n' "\${XDG_DATA_DIRS:-/usr/local/share:/usr/share}" | tr ':' '\\n'; } | sed 's|$|/vulkan/icd.d|'
+fi | while read -r e; do
+  [ -n "$e" ] || continue
+  # A directory of the search path that does not exist is normal; a file the account names must exist.
+  if [ -d "$e" ]; then for j in "$e"/*.json; do [ -e "$j" ] && vkicd "$j"; done; elif [ -n "$VK" ]; then vkicd "$e"; fi
+done
+VI=$(command -v vulkaninfo 2>/dev/null) || VI=
+if [ -z "$VI" ]; then echo "@@vi absent"
+else
+  # One of the account's own X displays (its VNC sessions own theirs), where its programs will draw.
+  VD=; for s in /tmp/.X11-unix/X*; do [ -S "$s" ] && [ -O "$s" ] && { VD=":\${s##*/X}"; break; }; done
+  o=; rc=1
+  [ -n "$VD" ] && { o=$(DISPLAY=$VD to ${VULKANINFO_SECONDS} "$VI" --summary </dev/null 2>&1); rc=$?; }
+  # Not again after a time-out: a driver that hangs hangs without a display too, and the probe must stay short.
+  if [ "$rc" != 0 ] && [ "$rc" != 124 ]; then VD=; o=$(unset DISPLAY; to ${VULKANINFO_SECONDS} "$VI" --summary </dev/null 2>&1); rc=$?; fi
+  printf '@@vi %s %s %s\\n' "$VI" "\${VD:--}" "$rc"
+  printf '%s\\n' "$o" | head -n 300 | sed 's/^/> /'
+fi
+`;
+
 const SCRIPT = `
 export LC_ALL=C
 PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"
@@ -147,7 +203,7 @@ ${SESSION_SECTIONS_SCRIPT}m wm
 for c in ${WINDOW_MANAGER_COMMANDS.join(' ')}; do command -v "$c" >/dev/null 2>&1 && echo "$c"; done
 m dm
 [ -e /etc/systemd/system/display-manager.service ] && basename "$(readlink -f /etc/systemd/system/display-manager.service)" .service
-${VIDEO_SECTION_SCRIPT}m end
+${VULKAN_SECTION_SCRIPT}${VIDEO_SECTION_SCRIPT}m end
 `;
 
 /** The video section alone, for video mode's start (the same test encodes as the probe's; no other section). */

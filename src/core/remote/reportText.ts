@@ -39,6 +39,17 @@ export function formatReport(r: ServerReport): string {
     const failed = video.encoders.filter((e) => !e.works).map((e) => `${e.name}: ${e.error ?? 'failed'}`);
     out.push(`Video encoder: ${video.best ?? 'none works'} (${video.ffmpeg.path})${failed.length ? ` — ${failed.join('; ')}` : ''}`);
   }
+  const vk = r.vulkan;
+  const vkType = { discrete: 'GPU', integrated: 'integrated GPU', virtual: 'virtual GPU', cpu: 'software, on the CPU', other: 'other device' } as const;
+  if (!vk.loader) out.push('Vulkan: no loader (libvulkan.so.1)');
+  else if (!vk.vulkaninfo) out.push(`Vulkan: loader ${vk.loader}; devices unknown (vulkaninfo is not installed)`);
+  else if (vk.devices.length === 0) out.push(`Vulkan: no device (${vk.error ?? 'none listed'})`);
+  else {
+    out.push(`Vulkan (${vk.display ? `in display ${vk.display}` : 'no display'}):`);
+    for (const d of vk.devices) {
+      out.push(`  ${d.index}  ${d.name} — ${vkType[d.type]}${d.apiVersion ? `, Vulkan ${d.apiVersion}` : ''}${d.driverInfo ? `, ${d.driverName ?? 'driver'} ${d.driverInfo}` : ''}${d.gpuIndex !== null ? `, nvidia-smi GPU ${d.gpuIndex}` : ''}`);
+    }
+  }
   out.push(`Sessions: ${r.sessions.length ? '' : 'none'}`);
   for (const s of r.sessions) out.push(`  ${sessionLine(s)}`);
   out.push('');

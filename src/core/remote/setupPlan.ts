@@ -33,7 +33,7 @@ export interface PlanOptions {
  * The keys a plan's steps and notes carry for the app's `plan` namespace (the CLI prints the English
  * `title`/`why`/`notes`); a test holds both catalogues to these lists.
  */
-export const PLAN_STEP_KEYS = ['glLibraries', 'windowManagerXfce', 'windowManagerOpenbox', 'virtualgl', 'virtualglEgl', 'glxOldDriver', 'glxNoCard', 'vncServer', 'vncLocalhost', 'ffmpegDeb', 'ffmpegRhel'] as const;
+export const PLAN_STEP_KEYS = ['glLibraries', 'windowManagerXfce', 'windowManagerOpenbox', 'virtualgl', 'virtualglEgl', 'glxOldDriver', 'glxNoCard', 'vncServer', 'vncLocalhost', 'ffmpegDeb', 'ffmpegRhel', 'vulkanMesa', 'vulkanNvidiaUbuntu', 'vulkanNvidiaDebian', 'vulkanNvidiaRhel'] as const;
 export const PLAN_NOTE_KEYS = ['noGpu', 'noBusId', 'joinVglusers'] as const;
 export const PLAN_VERIFY_KEYS = ['mirror', 'mirrorHttp', 'pinned', 'github'] as const;
 type StepKey = (typeof PLAN_STEP_KEYS)[number];
@@ -295,6 +295,7 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
   });
 
   steps.push(ffmpegStep(r, distro, prep));
+  steps.push(vulkanStep(report, r, distro, prep));
 
   return { distro, backend, steps, notes, noteTexts };
 }
@@ -340,6 +341,70 @@ function ffmpegStep(r: Recipe, distro: DistroKey, prep: (s: string) => string): 
     needsRoot: true,
     text: stepText('ffmpegRhel'),
   };
+}
+
+/** `vulkaninfo --summary` under a time-out (a broken driver can hang it), quiet. */
+const VULKANINFO_SUMMARY = '{ if command -v timeout >/dev/null 2>&1; then timeout 20 vulkaninfo --summary; else vulkaninfo --summary; fi; } </dev/null 2>/dev/null';
+
+/**
+ * Vulkan for simulators that draw with it (Isaac Sim, SAPIEN, Genesis): the loader, vulkaninfo, and
+ * the driver (ICD) for the server's GPU. With an NVIDIA driver that is the driver's own GL/Vulkan
+ * library package of the installed driver's branch — never a different driver: where the driver did
+ * not come from a package (NVIDIA's .run installer) the step stops and says so. Without one it is
+ * Mesa's Vulkan drivers (AMD and Intel GPUs, lavapipe on the CPU). Done when vulkaninfo lists a
+ * device (an NVIDIA one where the NVIDIA driver runs).
+ */
+function vulkanStep(report: ServerReport, r: Recipe, distro: DistroKey, prep: (s: string) => string): PlanStep {
+  const nvidia = report.nvidia.driverLoaded;
+  const title = nvidia ? "Install Vulkan and the NVIDIA driver's Vulkan library" : "Install Vulkan (the loader, vulkaninfo and Mesa's Vulkan drivers)";
+  const check = [
+    'command -v vulkaninfo >/dev/null 2>&1 || exit 1',
+    `out=$(${VULKANINFO_SUMMARY}) || exit 1`,
+    nvidia ? 'printf \'%s\\n\' "$out" | grep -Eq \'vendorID += 0x10de|driverName += NVIDIA\'' : 'printf \'%s\\n\' "$out" | grep -q \'deviceType \'',
+  ].join('\n');
+  const base = r.family === 'deb' ? ['libvulkan1', 'vulkan-tools'] : ['vulkan-loader', 'vulkan-tools'];
+  const mesa = 'mesa-vulkan-drivers';
+  const stop = (what: string) => `echo ${shellQuote(`gpu-desk: ${what}; install the GL/Vulkan libraries of the running driver by hand (NVIDIA's .run installer without --no-opengl-files) — this step does not replace a driver`)} >&2; exit 1`;
+  let apply: string;
+  let key: StepKey;
+  const driver = report.nvidia.driverVersion ?? '';
+  if (!nvidia) {
+    apply = prep(installCmd(r, [...base, mesa]));
+    key = 'vulkanMesa';
+  } else if (distro.startsWith('ubuntu-')) {
+    // The installed driver's own branch, from its compute library (there with nvidia-driver-535 and with
+    // the headless nvidia-headless-535-server alike, which leaves the GL/Vulkan libraries out): libnvidia-gl of the same branch.
+    apply = [
+      "drv=$(dpkg-query -W -f='${Package} ${Status}\\n' 'libnvidia-compute-[0-9]*' 2>/dev/null | awk '/ install ok installed$/ { print $1; exit }')",
+      `[ -n "$drv" ] || { ${stop('the NVIDIA driver was not installed from Ubuntu\'s packages (no libnvidia-compute-* package)')}; }`,
+      'gl="libnvidia-gl-${drv#libnvidia-compute-}"',
+      `${installCmd(r, base)} "$gl"`,
+    ].join('\n');
+    key = 'vulkanNvidiaUbuntu';
+  } else if (r.family === 'deb') {
+    apply = [
+      // The full driver or the headless one (nvidia-kernel-dkms with libcuda1): Debian's packages either way.
+      "dpkg-query -W -f='${Status}\\n' nvidia-driver nvidia-kernel-dkms libcuda1 2>/dev/null | grep -q 'install ok installed' || {",
+      `  ${stop("the NVIDIA driver was not installed from Debian's packages")}`,
+      '}',
+      installCmd(r, [...base, 'nvidia-vulkan-icd']),
+    ].join('\n');
+    key = 'vulkanNvidiaDebian';
+  } else {
+    apply = [
+      `rpm -qa 'nvidia-driver*' | grep -q . || { ${stop("the NVIDIA driver was not installed from NVIDIA's nvidia-driver packages")}; }`,
+      prep(installCmd(r, [...base, 'nvidia-driver-libs'])),
+    ].join('\n');
+    key = 'vulkanNvidiaRhel';
+  }
+  const whyStart = 'Simulators such as Isaac Sim, SAPIEN and Genesis draw with Vulkan, which VirtualGL does not carry: the GPU driver\'s own Vulkan renders on the GPU and shows in the VNC desktop, once the loader finds its driver file (ICD).';
+  const why = ({
+    vulkanMesa: `${whyStart} Without an NVIDIA driver this installs Mesa's Vulkan drivers: AMD and Intel GPUs, and lavapipe, which draws on the CPU. vulkaninfo checks the result.`,
+    vulkanNvidiaUbuntu: `${whyStart} This installs the libnvidia-gl package of the installed driver's own branch (driver ${driver}), which holds its Vulkan driver; it does not change the driver, and stops if the driver did not come from a package. vulkaninfo checks that the GPU is listed.`,
+    vulkanNvidiaDebian: `${whyStart} This installs Debian's nvidia-vulkan-icd for the installed driver (${driver}); it does not change the driver, and stops if the driver did not come from Debian's packages. vulkaninfo checks that the GPU is listed.`,
+    vulkanNvidiaRhel: `${whyStart} This installs nvidia-driver-libs from the repository the driver came from, the same version as the driver (${driver}); it does not change the driver, and stops if the driver did not come from NVIDIA's packages. vulkaninfo checks that the GPU is listed.`,
+  } as Record<string, string>)[key];
+  return { id: 'vulkan', title, why, check, apply, needsRoot: true, text: stepText(key, { driver }) };
 }
 
 /** The plan as text a person can review: every command and why, before anything runs. */

@@ -150,6 +150,64 @@ export interface VideoInfo {
   pciGpus: GpuVendor[];
 }
 
+/** One Vulkan driver manifest (ICD json) the loader would read. */
+export interface VulkanIcd {
+  /** The json file. */
+  path: string;
+  /** Its "library_path" as written (an absolute path, a path relative to the file, or a bare name the dynamic linker finds); null when unreadable. */
+  libraryPath: string | null;
+  /** Where that library really is (symlinks resolved), or null when it does not exist. */
+  library: string | null;
+  /** Its "api_version" (e.g. "1.3.242"), or null. */
+  apiVersion: string | null;
+  /** NVIDIA's own ICD (its library is libGLX_nvidia). */
+  nvidia: boolean;
+  /** The driver version in the resolved library's name (NVIDIA: libGLX_nvidia.so.535.104.12), or null. */
+  libraryVersion: string | null;
+  /** Why the manifest cannot be used as it is (no such file, not JSON), else null. */
+  error: string | null;
+}
+
+export type VulkanDeviceType = 'discrete' | 'integrated' | 'virtual' | 'cpu' | 'other';
+
+/** One device as `vulkaninfo --summary` reports it. */
+export interface VulkanDevice {
+  /** Its GPUn number in vulkaninfo's list. */
+  index: number;
+  name: string;
+  type: VulkanDeviceType;
+  /** "1.3.242" (the device's Vulkan version). */
+  apiVersion: string | null;
+  driverVersion: string | null;
+  /** e.g. "NVIDIA", "llvmpipe". */
+  driverName: string | null;
+  /** e.g. "535.104.12", "Mesa 22.3.6 (LLVM 15.0.6)". */
+  driverInfo: string | null;
+  /** "0x10de" for NVIDIA. */
+  vendorId: string | null;
+  deviceUuid: string | null;
+  /** nvidia-smi's index of the same GPU (matched by UUID), or null. */
+  gpuIndex: number | null;
+}
+
+/** Vulkan on the server: the loader, the driver manifests it reads, and the devices vulkaninfo sees. */
+export interface VulkanInfo {
+  /** The loader (libvulkan.so.1) as the dynamic linker finds it, or null when there is none. */
+  loader: string | null;
+  /** VK_DRIVER_FILES (or VK_ICD_FILENAMES) of the account's environment: the loader reads only these then. */
+  icdEnv: string | null;
+  icds: VulkanIcd[];
+  /** vulkaninfo's path, or null when it is not installed (then devices is empty and unknown). */
+  vulkaninfo: string | null;
+  /** The X display vulkaninfo ran in (":1", one of the account's own), or null when it ran headless. */
+  display: string | null;
+  /** vulkaninfo's "Vulkan Instance Version". */
+  instanceVersion: string | null;
+  devices: VulkanDevice[];
+  /** Why vulkaninfo listed nothing (its error line, or its time-out); null when it worked or did not run. */
+  error: string | null;
+}
+
 export type { Severity } from '../../shared/models';
 
 export type FindingCode =
@@ -172,7 +230,14 @@ export type FindingCode =
   | 'VAAPI_UNAVAILABLE'
   | 'NO_RENDER_NODE'
   | 'VIDEO_CPU_ONLY'
-  | 'NO_VIDEO_ENCODER';
+  | 'NO_VIDEO_ENCODER'
+  | 'VULKAN_NO_LOADER'
+  | 'VULKANINFO_MISSING'
+  | 'VULKAN_ICD_LIBRARY_MISSING'
+  | 'VULKAN_NO_NVIDIA_ICD'
+  | 'VULKAN_ICD_VERSION_MISMATCH'
+  | 'VULKAN_NO_DEVICE'
+  | 'VULKAN_CPU_ONLY';
 
 /** The view the renderer shows (severity, plain-language message, fix), with the stable code narrowed. */
 export interface Finding extends FindingView {
@@ -213,6 +278,7 @@ export interface ServerReport {
   /** Wall time of the probe in ms (for the UI; the probe must stay within a few seconds). */
   probeMs: number;
   video: VideoInfo;
+  vulkan: VulkanInfo;
 }
 
 export type PlanStep = SetupStepView;

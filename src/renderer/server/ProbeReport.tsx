@@ -35,6 +35,14 @@ export function ProbeReport({ report, probing, error, onSetup }: { report: Serve
         <dt>{t('report.xserver')}</dt><dd>{r.xserver.running ? `${r.xserver.renderer ?? t('report.unknownRenderer')}${r.xserver.softwareRenderer ? t('report.softwareRendering') : ''}` : t('report.noXserver')}</dd>
         <dt>{t('report.vnc')}</dt><dd>{r.vnc.flavor ? `${r.vnc.flavor === 'turbovnc' ? 'TurboVNC' : 'TigerVNC'} ${r.vnc.version ?? ''}` : t('report.noneValue')}</dd>
         <dt>{t('report.wms')}</dt><dd>{r.windowManagers.length ? fmt.list(r.windowManagers) : t('report.noneFound')}</dd>
+        <dt>{t('report.vulkan')}</dt>
+        <dd data-testid="vulkan-devices">{!r.vulkan.loader ? t('report.vulkanNoLoader') : !r.vulkan.vulkaninfo ? t('report.vulkanNoTool') : r.vulkan.devices.length === 0 ? t('report.vulkanNoDevice', { error: r.vulkan.error ?? '' }) : (
+          <>
+            {r.vulkan.devices.map((d, i) => (
+              <div key={i} data-type={d.type}>{d.name} · {t(`report.vulkanType.${d.type}`)}{d.apiVersion ? ` · Vulkan ${d.apiVersion}` : ''}{d.driverInfo ? ` · ${d.driverInfo}` : ''}{d.gpuIndex !== null ? ` · ${t('report.vulkanGpu', { index: d.gpuIndex })}` : ''}</div>
+            ))}
+          </>
+        )}</dd>
         <dt>{t('report.dm')}</dt><dd>{r.displayManager ?? t('report.noneValue')}</dd>
         <dt>{t('report.probeTime')}</dt><dd>{fmt.ms(r.probeMs)}</dd>
       </dl>

@@ -272,6 +272,6 @@ describe('gpu-desk setup', () => {
     expect(j.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([{ type: 'step-skip', stepId: 'vnc-server', index: 0, total: 1 }, { type: 'finished', ok: true, applied: [] }]);
     const bad = await cli(['setup', ...dest(bed), '--apply', '--yes', '--only', 'nope']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--only nope: no such step \(steps: gl-libraries, (window-manager, )?virtualgl, vnc-server, vnc-localhost, ffmpeg\)/);
+    expect(bad.stderr).toMatch(/--only nope: no such step \(steps: gl-libraries, (window-manager, )?virtualgl, vnc-server, vnc-localhost, ffmpeg, vulkan\)/);
   });
 });

@@ -52,7 +52,7 @@ describe('shim nvidia-smi: GPU server probe → findings → plan over SSH', () 
     expect(plan.backend).toBe('glx');
     // (window-manager appears only where none is installed: this machine may have one.)
     const ids = plan.steps.map((s) => s.id).filter((id) => id !== 'window-manager');
-    expect(ids).toEqual(['gl-libraries', 'virtualgl', 'glx-xserver', 'vnc-server', 'vnc-localhost', 'ffmpeg']);
+    expect(ids).toEqual(['gl-libraries', 'virtualgl', 'glx-xserver', 'vnc-server', 'vnc-localhost', 'ffmpeg', 'vulkan']);
     expect(plan.steps.find((s) => s.id === 'glx-xserver')!.apply).toContain('--busid PCI:7:0:0');
     expect(formatPlan(plan)).toContain('/opt/VirtualGL/bin/vglserver_config -config -s -f -t');
 

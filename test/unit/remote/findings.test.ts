@@ -21,7 +21,7 @@ describe('findings: plain-language diagnosis', () => {
   it('no NVIDIA driver (the bed): says so in plain words and how to install one for that distro', () => {
     const r = report(bedLike());
     expect(r.gpus).toEqual([]);
-    expect(codes(r.findings)).toEqual(['NO_NVIDIA_DRIVER', 'NO_SUDO', 'NO_WINDOW_MANAGER', 'TIGERVNC_ONLY', 'VIDEO_CPU_ONLY', 'VIRTUALGL_MISSING']);
+    expect(codes(r.findings)).toEqual(['NO_NVIDIA_DRIVER', 'NO_SUDO', 'NO_WINDOW_MANAGER', 'TIGERVNC_ONLY', 'VIDEO_CPU_ONLY', 'VIRTUALGL_MISSING', 'VULKAN_CPU_ONLY']);
     const f = find(r.findings, 'NO_NVIDIA_DRIVER');
     expect(f.severity).toBe('error');
     expect(f.message).toMatch(/No NVIDIA driver/);
@@ -36,7 +36,7 @@ describe('findings: plain-language diagnosis', () => {
     expect(f.severity).toBe('warning');
     expect(f.message).toMatch(/^VirtualGL's EGL device egl0 is llvmpipe \(LLVM [^)]*\), a software renderer: 3D programs in the desktop would render on the CPU, not a GPU, because no GPU driver is loaded/);
     expect(f.fix).toMatch(/apt install nvidia-driver/);
-    expect(codes(r.findings)).toEqual(['EGL_SOFTWARE_RENDERER', 'NO_NVIDIA_DRIVER', 'NO_SUDO', 'NO_WINDOW_MANAGER', 'VIDEO_CPU_ONLY']);
+    expect(codes(r.findings)).toEqual(['EGL_SOFTWARE_RENDERER', 'NO_NVIDIA_DRIVER', 'NO_SUDO', 'NO_WINDOW_MANAGER', 'VIDEO_CPU_ONLY', 'VULKAN_CPU_ONLY']);
     // A CPU rasteriser is nothing to set a back end up for.
     expect(chooseBackend(r)).toBe('none');
   });

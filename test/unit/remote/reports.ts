@@ -30,6 +30,11 @@ export interface Scenario {
   arch?: string;
   /** The probe's "video" section (ffmpeg and its test encodes); none: no ffmpeg on the server. */
   video?: string;
+  /**
+   * The probe's "vulkan" section; by default a working one: NVIDIA's ICD and GPUs where nvsmi lists
+   * GPUs (its library of the driver's own version), else Mesa's lavapipe (the bed).
+   */
+  vulkan?: string;
 }
 
 export function report(s: Scenario): ServerReport {
@@ -54,10 +59,46 @@ export function report(s: Scenario): ServerReport {
       wm: s.wm ?? '',
       dm: s.dm ?? '',
       video: s.video ?? '',
+      vulkan: s.vulkan ?? defaultVulkan(s),
       end: '',
     },
     'gpu01',
   );
+}
+
+export const LVP_ICD = { path: '/usr/share/vulkan/icd.d/lvp_icd.x86_64.json', lib: '/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so', json: '{\n    "ICD": {\n        "api_version": "1.1.230",\n        "library_path": "/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"\n    },\n    "file_format_version": "1.0.0"\n}' };
+/** NVIDIA's nvidia_icd.json as its driver installs it: a bare library name the dynamic linker finds. */
+export const nvidiaIcd = (version: string | null) => ({
+  path: '/usr/share/vulkan/icd.d/nvidia_icd.json',
+  lib: version ? `/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.${version}` : '-',
+  json: '{\n    "file_format_version" : "1.0.0",\n    "ICD": {\n        "library_path": "libGLX_nvidia.so.0",\n        "api_version" : "1.3.242"\n    }\n}',
+});
+
+/** A vulkan section from its parts, as the probe prints it; vi: vulkaninfo's output (null: not installed). */
+export function vulkanSection(o: { loader?: string | null; icdEnv?: string; icds?: { path: string; lib?: string; json?: string; missing?: boolean }[]; vi?: string | null; display?: string; rc?: number }): string {
+  const out: string[] = [];
+  const loader = o.loader === undefined ? '/lib/x86_64-linux-gnu/libvulkan.so.1' : o.loader;
+  if (loader) out.push(`loader ${loader}`);
+  if (o.icdEnv) out.push(`icdenv ${o.icdEnv}`);
+  for (const i of o.icds ?? []) {
+    out.push(`@@icd ${i.path}`);
+    if (i.missing) { out.push('missing'); continue; }
+    if (i.lib) out.push(`lib ${i.lib}`);
+    for (const l of (i.json ?? '').split('\n')) out.push(`> ${l}`);
+    out.push('');
+  }
+  if (o.vi === null) out.push('@@vi absent');
+  else if (o.vi !== undefined) {
+    out.push(`@@vi /usr/bin/vulkaninfo ${o.display ?? '-'} ${o.rc ?? 0}`);
+    for (const l of o.vi.split('\n')) out.push(`> ${l}`);
+  }
+  return out.join('\n');
+}
+
+function defaultVulkan(s: Scenario): string {
+  const driver = /^\d+, [^,]+, [^,]+, [^,]+, [^,]+, [^,]+, ([^,]+),/m.exec(s.nvsmi ?? '')?.[1] ?? null;
+  if (driver) return vulkanSection({ icds: [nvidiaIcd(driver), LVP_ICD], vi: fx('vulkaninfo-summary-nvidia.txt') });
+  return vulkanSection({ icds: [LVP_ICD], vi: fx('vulkaninfo-summary-lavapipe.txt') });
 }
 
 const A100 = { nvsmi: fx('nvidia-smi-query-2gpu.csv') + '@@rc=0', nvproc: fx('proc-driver-nvidia-version.txt') };

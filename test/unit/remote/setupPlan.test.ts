@@ -24,7 +24,7 @@ describe('set-up plan per distribution (snapshots of every command the user revi
       const plan = buildSetupPlan(report(freshGpu(file)));
       expect(plan.distro).toBe(key);
       expect(plan.backend).toBe('egl');
-      expect(plan.steps.map((s) => s.id)).toEqual(['gl-libraries', 'window-manager', 'virtualgl', 'virtualgl-egl', 'vnc-server', 'vnc-localhost', 'ffmpeg']);
+      expect(plan.steps.map((s) => s.id)).toEqual(['gl-libraries', 'window-manager', 'virtualgl', 'virtualgl-egl', 'vnc-server', 'vnc-localhost', 'ffmpeg', 'vulkan']);
       await expect(formatPlan(plan)).toMatchFileSnapshot(snap(`${key}-egl`));
     });
     it(`${key}, GLX back end (old driver, no DRI card)`, async () => {
@@ -64,7 +64,7 @@ describe('set-up plan per distribution (snapshots of every command the user revi
   it('no GPU (the bed): VirtualGL is installed for its software EGL device, nothing GPU-specific is configured, and a note says why', async () => {
     const plan = buildSetupPlan(report(bedLike()));
     expect(plan.backend).toBe('none');
-    expect(plan.steps.map((s) => s.id)).toEqual(['gl-libraries', 'window-manager', 'virtualgl', 'vnc-server', 'vnc-localhost', 'ffmpeg']);
+    expect(plan.steps.map((s) => s.id)).toEqual(['gl-libraries', 'window-manager', 'virtualgl', 'vnc-server', 'vnc-localhost', 'ffmpeg', 'vulkan']);
     expect(plan.notes.join(' ')).toMatch(/No GPU with a working driver.*software EGL device/);
     await expect(formatPlan(plan)).toMatchFileSnapshot(snap('debian-12-nogpu'));
   });

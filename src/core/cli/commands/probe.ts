@@ -27,13 +27,14 @@ const help = [
   '',
   'Look at a server without changing anything (no root needed, a few seconds): OS, NVIDIA GPUs,',
   'VirtualGL and its back ends, the 3D X server on :0, the VNC server, running sessions and where they',
-  'listen, window managers, the H.264 encoders video mode can use (each tried on one frame) — then what',
+  'listen, window managers, the H.264 encoders video mode can use (each tried on one frame), the Vulkan',
+  'loader, driver files (ICDs) and devices (vulkaninfo --summary) — then what',
   'is wrong, in plain words, and how to fix it.',
   '',
   '<destination> is user@host, host, a ~/.ssh/config alias or a saved profile name.',
   '',
   'Options:',
-  '  --json                   one JSON object: os, gpus, virtualgl, vnc, sessions, video, findings (and more)',
+  '  --json                   one JSON object: os, gpus, virtualgl, vnc, sessions, video, vulkan, findings (and more)',
   ...sshOptionHelp,
 ].join('\n');
 

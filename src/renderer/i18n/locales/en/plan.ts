@@ -48,6 +48,22 @@ export default {
       title: 'Install ffmpeg for video mode',
       why: 'Video mode sends the desktop as an H.264 stream, several times smaller than VNC’s JPEG tiles at the same quality, so it stays smooth on a slow link. ffmpeg encodes it on the server, with the GPU’s encoder where there is one and libx264 on the CPU otherwise. RHEL and EPEL have no ffmpeg with libx264, so this adds the RPM Fusion (free) repository, which needs EPEL; dnf checks its packages against RPM Fusion’s signing key.',
     },
+    vulkanMesa: {
+      title: 'Install Vulkan (the loader, vulkaninfo and Mesa’s Vulkan drivers)',
+      why: 'Simulators such as Isaac Sim, SAPIEN and Genesis draw with Vulkan, which VirtualGL does not carry: the GPU driver’s own Vulkan renders on the GPU and shows in the VNC desktop, once the loader finds its driver file (ICD). Without an NVIDIA driver this installs Mesa’s Vulkan drivers: AMD and Intel GPUs, and lavapipe, which draws on the CPU. vulkaninfo checks the result.',
+    },
+    vulkanNvidiaUbuntu: {
+      title: 'Install Vulkan and the NVIDIA driver’s Vulkan library',
+      why: 'Simulators such as Isaac Sim, SAPIEN and Genesis draw with Vulkan, which VirtualGL does not carry: the GPU driver’s own Vulkan renders on the GPU and shows in the VNC desktop, once the loader finds its driver file (ICD). This installs the libnvidia-gl package of the installed driver’s own branch (driver {{driver}}), which holds its Vulkan driver; it does not change the driver, and stops if the driver did not come from a package. vulkaninfo checks that the GPU is listed.',
+    },
+    vulkanNvidiaDebian: {
+      title: 'Install Vulkan and the NVIDIA driver’s Vulkan library',
+      why: 'Simulators such as Isaac Sim, SAPIEN and Genesis draw with Vulkan, which VirtualGL does not carry: the GPU driver’s own Vulkan renders on the GPU and shows in the VNC desktop, once the loader finds its driver file (ICD). This installs Debian’s nvidia-vulkan-icd for the installed driver ({{driver}}); it does not change the driver, and stops if the driver did not come from Debian’s packages. vulkaninfo checks that the GPU is listed.',
+    },
+    vulkanNvidiaRhel: {
+      title: 'Install Vulkan and the NVIDIA driver’s Vulkan library',
+      why: 'Simulators such as Isaac Sim, SAPIEN and Genesis draw with Vulkan, which VirtualGL does not carry: the GPU driver’s own Vulkan renders on the GPU and shows in the VNC desktop, once the loader finds its driver file (ICD). This installs nvidia-driver-libs from the repository the driver came from, the same version as the driver ({{driver}}); it does not change the driver, and stops if the driver did not come from NVIDIA’s packages. vulkaninfo checks that the GPU is listed.',
+    },
   },
   verify: {
     mirror: 'The download is checked against the SHA-256 listed for {{asset}} in {{mirror}}/SHA256SUMS before anything is installed; a mismatch stops the step and deletes the file.',

@@ -66,6 +66,12 @@ export default {
     noneFound: 'none found',
     dm: 'Display manager',
     probeTime: 'Probe time',
+    vulkan: 'Vulkan',
+    vulkanNoLoader: 'no loader (libvulkan.so.1)',
+    vulkanNoTool: 'devices unknown (vulkaninfo is not installed)',
+    vulkanNoDevice: 'no device ({{error}})',
+    vulkanType: { discrete: 'GPU', integrated: 'integrated GPU', virtual: 'virtual GPU', cpu: 'software, on the CPU', other: 'other device' },
+    vulkanGpu: 'nvidia-smi GPU {{index}}',
   },
   gpus: {
     asking: 'Asking nvidia-smi…',

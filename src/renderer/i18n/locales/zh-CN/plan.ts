@@ -47,6 +47,22 @@ const zhCN: Catalogue<typeof en> = {
       title: '为视频模式安装 ffmpeg',
       why: '视频模式以 H.264 视频流发送桌面，同样画质下比 VNC 的 JPEG 图块小好几倍，因此在慢速网络上也能保持流畅。ffmpeg 在服务器上完成编码：有 GPU 编码器时用 GPU，否则用 CPU 上的 libx264。RHEL 和 EPEL 都没有带 libx264 的 ffmpeg，所以这一步会添加依赖 EPEL 的 RPM Fusion（`rpmfusion-free`）软件源；`dnf` 会用 RPM Fusion 的签名密钥校验其软件包。',
     },
+    vulkanMesa: {
+      title: '安装 Vulkan（加载器、vulkaninfo 和 Mesa 的 Vulkan 驱动）',
+      why: 'Isaac Sim、SAPIEN、Genesis 等仿真器用 Vulkan 绘图，而 VirtualGL 不转发 Vulkan：只要加载器找到 GPU 驱动的驱动文件（ICD），驱动自带的 Vulkan 就会在 GPU 上渲染并显示在 VNC 桌面里。没有 NVIDIA 驱动时，这一步安装 Mesa 的 Vulkan 驱动：支持 AMD 和 Intel GPU，以及在 CPU 上绘图的 lavapipe。完成后用 vulkaninfo 检查结果。',
+    },
+    vulkanNvidiaUbuntu: {
+      title: '安装 Vulkan 和 NVIDIA 驱动的 Vulkan 库',
+      why: 'Isaac Sim、SAPIEN、Genesis 等仿真器用 Vulkan 绘图，而 VirtualGL 不转发 Vulkan：只要加载器找到 GPU 驱动的驱动文件（ICD），驱动自带的 Vulkan 就会在 GPU 上渲染并显示在 VNC 桌面里。这一步安装与已装驱动同一分支（驱动 {{driver}}）的 libnvidia-gl 软件包，其中包含它的 Vulkan 驱动；不会更换驱动，如果驱动不是通过软件包安装的，这一步会停下并说明原因。完成后用 vulkaninfo 检查 GPU 是否列出。',
+    },
+    vulkanNvidiaDebian: {
+      title: '安装 Vulkan 和 NVIDIA 驱动的 Vulkan 库',
+      why: 'Isaac Sim、SAPIEN、Genesis 等仿真器用 Vulkan 绘图，而 VirtualGL 不转发 Vulkan：只要加载器找到 GPU 驱动的驱动文件（ICD），驱动自带的 Vulkan 就会在 GPU 上渲染并显示在 VNC 桌面里。这一步为已装驱动（{{driver}}）安装 Debian 的 nvidia-vulkan-icd；不会更换驱动，如果驱动不是通过 Debian 软件包安装的，这一步会停下并说明原因。完成后用 vulkaninfo 检查 GPU 是否列出。',
+    },
+    vulkanNvidiaRhel: {
+      title: '安装 Vulkan 和 NVIDIA 驱动的 Vulkan 库',
+      why: 'Isaac Sim、SAPIEN、Genesis 等仿真器用 Vulkan 绘图，而 VirtualGL 不转发 Vulkan：只要加载器找到 GPU 驱动的驱动文件（ICD），驱动自带的 Vulkan 就会在 GPU 上渲染并显示在 VNC 桌面里。这一步从驱动所在的软件源安装与驱动（{{driver}}）同一版本的 nvidia-driver-libs；不会更换驱动，如果驱动不是通过 NVIDIA 软件包安装的，这一步会停下并说明原因。完成后用 vulkaninfo 检查 GPU 是否列出。',
+    },
   },
   verify: {
     mirror: '安装前，下载的文件会与 {{mirror}}/SHA256SUMS 中为 {{asset}} 列出的 SHA-256 比对；不一致则停止此步骤并删除该文件。',

@@ -68,6 +68,12 @@ const zhCN: Catalogue<typeof en> = {
     noneFound: '未找到',
     dm: '显示管理器',
     probeTime: '检测用时',
+    vulkan: 'Vulkan',
+    vulkanNoLoader: '没有加载器（libvulkan.so.1）',
+    vulkanNoTool: '设备未知（没有安装 vulkaninfo）',
+    vulkanNoDevice: '没有设备（{{error}}）',
+    vulkanType: { discrete: 'GPU', integrated: '集成 GPU', virtual: '虚拟 GPU', cpu: '软件渲染，在 CPU 上', other: '其他设备' },
+    vulkanGpu: 'nvidia-smi 中的 GPU {{index}}',
   },
   gpus: {
     asking: '正在查询 nvidia-smi…',
