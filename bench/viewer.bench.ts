@@ -31,7 +31,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { affinityOf, cleanupAll, freePort, freeXDisplay, makeTempDir, placeSelfOnDesk, placementFromArgs, startSshd, waitForPort } from '../test/bed';
-import { judgeKeyToScreen, judgeViewDisplay } from './judgedLines';
+import { judgeKeyToScreen, judgeViewDisplay, judgeViewer } from './judgedLines';
 import { startProxy } from './tunnel/procs';
 import { runNativeViewer, stop } from './viewer/nativeViewer';
 import { keyFloor } from './viewer/keyFloor';
@@ -55,6 +55,8 @@ const VARIANT = argOf('--variant');
 const SERVERS = (argOf('--servers') ?? 'TigerVNC,TurboVNC').split(',') as Flavour[];
 /** Last measured before this work (issue 19): judged so that neither gets worse. */
 const KEY_MS = 9.9;
+/** Not measured in the run (a separate page, docs/bench-viewer.md "Chromium's floor per frame"): its last documented figure, labelled as such. */
+const BARE_PAGE_FLOOR = "Chromium's bare-page composited frame 4-7 ms CPU each, docs/bench-viewer.md's last documented figure, not measured in this run";
 const CONNECT_MS = 91;
 
 function argOf(name: string): string | undefined {
@@ -253,11 +255,14 @@ async function motion(desk: BenchDesktop, viewer: BrowserViewer, name: string, w
     (runs.variant ? `; variant ${VARIANT} ${fmt(sum('variant').rate)} Mpixel/s, ${fmt(sum('variant').msPerMpixel)} ms CPU/Mpixel` : '') +
     (runs.plain ? `; plain noVNC 1.7 ${fmt(sum('plain').rate)} Mpixel/s, ${fmt(sum('plain').msPerMpixel)} ms CPU/Mpixel` : ''));
   const nativeNoSsh = (nat.msPerMpixel * (nat.cpuShare - (nat.parts['ssh -L'] ?? 0) / nat.secs)) / nat.cpuShare;
-  const cpuRatio = ours.msPerMpixel / nat.msPerMpixel;
-  judge(`${flavour} ${w}x${h} CPU per Mpixel drawn: gpu-desk ${fmt(ours.msPerMpixel)} ms, native ${fmt(nat.msPerMpixel)} ms (${fmt(nativeNoSsh)} ms without its ssh -L), ratio ${fmt(cpuRatio, 2)}x (target <= 1.2x)`, cpuRatio <= 1.2);
-  const pxRatio = ours.rate / nat.rate;
-  if (w === 1920) judge(`${flavour} ${w}x${h} pixel rate: ratio ${fmt(pxRatio, 2)}x (target >= 1.0x)`, pxRatio >= 1.0);
-  else line(`${flavour} ${w}x${h} pixel rate: ratio ${fmt(pxRatio, 2)}x (not judged: at this size the server bounds both)`);
+  // Issue 30: judged at both sizes in the two-machine layout, the floor and video mode printed beside the CPU ratio.
+  const [px, cpu] = judgeViewer({
+    pixelRate: { ours: ours.rate, native: nat.rate },
+    cpuPerMpx: { ours: ours.msPerMpixel, native: nat.msPerMpixel, floor: null, floorLabel: BARE_PAGE_FLOOR, video: null },
+  });
+  line(`${flavour} ${w}x${h} native without its ssh -L: ${fmt(nativeNoSsh)} ms CPU per Mpixel`);
+  judge(`${flavour} ${w}x${h} ${cpu.text}`, cpu.ok);
+  judge(`${flavour} ${w}x${h} ${px.text}`, px.ok);
 }
 
 async function keysAndConnect(flavour: Flavour, viewer: BrowserViewer, bed: Awaited<ReturnType<typeof startSshd>>, home: string): Promise<void> {

@@ -47,6 +47,8 @@ export interface SlurmOptions {
   sshdConfig?: string[];
   /** Extra slurm.conf lines. */
   slurmConfig?: string[];
+  /** A command the daemons (munged, slurmctld, slurmd) and both sshds start under: the server side's taskset (placement.ts); default none. */
+  wrap?: string[];
 }
 
 async function waitFor(what: string, ok: () => boolean, timeoutMs: number, why: () => string): Promise<void> {
@@ -103,7 +105,8 @@ export async function startSlurm(opts: SlurmOptions = {}): Promise<SlurmBed> {
   const procs: ChildProcess[] = [];
   const spawnDaemon = (cmd: string, args: string[], log: string): ChildProcess => {
     const fd = fs.openSync(log, 'a');
-    const p = spawn(cmd, args, { stdio: ['ignore', fd, fd], detached: true, env: { ...process.env, GD_SLURM_BED: dir, SLURM_CONF: confPath } });
+    const wrap = opts.wrap ?? [];
+    const p = spawn(wrap[0] ?? cmd, [...wrap.slice(1), ...(wrap.length ? [cmd] : []), ...args], { stdio: ['ignore', fd, fd], detached: true, env: { ...process.env, GD_SLURM_BED: dir, SLURM_CONF: confPath } });
     fs.closeSync(fd);
     procs.push(p);
     return p;
@@ -212,8 +215,8 @@ export async function startSlurm(opts: SlurmOptions = {}): Promise<SlurmBed> {
     }, 60_000, () => `${tail(path.join(dir, 'slurmctld.log'))} / ${tail(path.join(dir, 'slurmd.log'))}`);
 
     const sshdConfig: SshdOptions['extraConfig'] = [`SetEnv SLURM_CONF=${confPath}`, ...(opts.sshdConfig ?? [])];
-    login = await startSshd({ extraConfig: sshdConfig });
-    node = await startSshd({ extraConfig: sshdConfig });
+    login = await startSshd({ extraConfig: sshdConfig, wrap: opts.wrap });
+    node = await startSshd({ extraConfig: sshdConfig, wrap: opts.wrap });
     // The user's one key opens both, as one authorized_keys in a shared home does on a cluster.
     fs.appendFileSync(node.authorizedKeysPath, fs.readFileSync(login.userKeyPath + '.pub'));
 
