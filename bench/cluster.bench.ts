@@ -26,7 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startHarness } from '../src/harness/server';
 import type { ProfileInput } from '../src/shared/contract';
-import { cleanupAll, makeTempDir, startSlurm, type SlurmBed } from '../test/bed';
+import { affinityOf, cleanupAll, makeTempDir, placeSelfOnDesk, placementFromArgs, startSlurm, type SlurmBed } from '../test/bed';
 import { BrowserViewer } from './viewer/browserViewer';
 import { COMPRESSION, QUALITY } from './viewer/setup';
 
@@ -37,6 +37,8 @@ declare const document: any;
 
 const args = process.argv.slice(2);
 const argOf = (name: string) => (args.indexOf(name) >= 0 ? args[args.indexOf(name) + 1] : undefined);
+/** Two machines on one (issue 30): the cluster (Slurm's daemons, both sshds and the jobs they start) on the server CPU, the bench and its viewer on the desk's; --cpus shared for the old layout. */
+const placement = placementFromArgs(args);
 const RUNS = Number(argOf('--runs') ?? 5);
 const TARGET_S = 10;
 const GEOMETRY = '1280x720';
@@ -166,7 +168,8 @@ async function main(): Promise<void> {
   // a real cluster runs it every 30 s (Slurm's default) and starts a job on an idle node from the
   // main scheduler that the submit itself triggers. The bench takes Slurm's default, so Slurm's
   // share is what an idle real cluster gives, not what the bed's faster pass would.
-  const slurm = await startSlurm({ slurmConfig: ['SchedulerParameters=bf_interval=30'] });
+  placeSelfOnDesk(placement);
+  const slurm = await startSlurm({ slurmConfig: ['SchedulerParameters=bf_interval=30'], wrap: placement.serverWrap });
   const home = makeTempDir('gd-bench-cluster-');
   process.env.GPU_DESK_HOME = home;
   const harness = await startHarness({ log: () => {}, deps: { sshConfigPath: slurm.sshConfigPath, userKnownHostsFiles: [slurm.knownHostsPath] } });
@@ -176,7 +179,9 @@ async function main(): Promise<void> {
   try {
     const sched = slurm.admin('scontrol', ['show', 'config']).split('\n').filter((l) => /^(SchedulerType|SchedulerParameters)\s/.test(l)).map((l) => l.replace(/\s+=\s+/, '=').trim()).join(', ');
     line(`bench:cluster — ${os.cpus().length} CPUs, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; Slurm ${slurm.admin('sinfo', ['-V']).trim()} (${sched}); one idle node ${slurm.nodeName} with gpu:1; desktop ${GEOMETRY}, TurboVNC + VirtualGL (EGL), SSH to the node + Unix socket, one-time password`);
+    line(placement.describe.replace('Xvnc, glxspheres64, ffmpeg; the link proxy', 'Slurm\'s daemons, the login and node sshds, the jobs and their Xvnc'));
     viewer = await BrowserViewer.launch(harness, { width: 1400, height: 900 });
+    line(`bench on CPUs ${affinityOf(process.pid)}, Chromium on CPUs ${affinityOf(viewer.browser.pid) ?? '?'} (allowed CPUs as /proc reports them)`);
     await viewer.addProfile(clusterProfile(slurm));
     await viewer.page.clickButton(`Connect to ${PROFILE}`);
     await viewer.page.waitFor(() => document.querySelector('[data-testid="job-start"]') !== null, undefined, { what: 'the cluster page', timeoutMs: 60_000 });

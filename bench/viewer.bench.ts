@@ -30,8 +30,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cleanupAll, freePort, freeXDisplay, makeTempDir, startSshd, waitForPort } from '../test/bed';
-import { startDelayProxy } from '../test/bed/delayProxy';
+import { affinityOf, cleanupAll, freePort, freeXDisplay, makeTempDir, placeSelfOnDesk, placementFromArgs, startSshd, waitForPort } from '../test/bed';
+import { judgeKeyToScreen, judgeViewDisplay, judgeViewer } from './judgedLines';
+import { startProxy } from './tunnel/procs';
 import { runNativeViewer, stop } from './viewer/nativeViewer';
 import { keyFloor } from './viewer/keyFloor';
 import { BrowserViewer } from './viewer/browserViewer';
@@ -46,11 +47,16 @@ const args = process.argv.slice(2);
 const SECONDS = Number(argOf('--seconds') ?? 12);
 const ROUNDS = Number(argOf('--rounds') ?? 2);
 const only = argOf('--only')?.split(',');
+/** Two machines on one (issue 30): desk (this process and all it spawns) and server (sshd, Xvnc, ffplay, the link proxy) on CPUs of their own; --cpus shared for the old layout. */
+const placement = placementFromArgs(args);
+const SERVER_WRAP = placement.serverWrap;
 const NATIVE_DIRECT = args.includes('--native-direct');
 const VARIANT = argOf('--variant');
 const SERVERS = (argOf('--servers') ?? 'TigerVNC,TurboVNC').split(',') as Flavour[];
 /** Last measured before this work (issue 19): judged so that neither gets worse. */
 const KEY_MS = 9.9;
+/** Not measured in the run (a separate page, docs/bench-viewer.md "Chromium's floor per frame"): its last documented figure, labelled as such. */
+const BARE_PAGE_FLOOR = "Chromium's bare-page composited frame 4-7 ms CPU each, docs/bench-viewer.md's last documented figure, not measured in this run";
 const CONNECT_MS = 91;
 
 function argOf(name: string): string | undefined {
@@ -78,6 +84,21 @@ function playMotion(d: BenchDesktop, w: number, h: number): ChildProcess {
 }
 
 /** OpenSSH's own -L forward to the Xvnc port through the bed's sshd (the tunnel reference). */
+/** OpenSSH's own login against the bed (key, no agent, nothing run): the floor a first connect's SSH login is judged against. */
+async function opensshLogins(bed: Awaited<ReturnType<typeof startSshd>>, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      const p = spawn('ssh', ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-F', '/dev/null', '-p', String(bed.port), '-i', bed.userKeyPath, `${bed.user}@127.0.0.1`, 'true'], { stdio: 'ignore' });
+      p.once('error', reject);
+      p.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ssh -o BatchMode=yes true exited ${code}`))));
+    });
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
 async function opensshForward(bed: Awaited<ReturnType<typeof startSshd>>, remotePort: number): Promise<{ proc: ChildProcess; port: number }> {
   const port = await freePort();
   const proc = spawn('ssh', ['-N', '-L', `127.0.0.1:${port}:127.0.0.1:${remotePort}`, '-p', String(bed.port), '-i', bed.userKeyPath,
@@ -92,11 +113,23 @@ interface Run { pixels: number; seconds: number; cpu: Record<string, number>; no
 const cpuOf = (r: Run) => Object.values(r.cpu).reduce((a, b) => a + b, 0);
 const cpuText = (r: Run) => Object.entries(r.cpu).map(([k, v]) => `${k} ${fmt((v / r.seconds) * 100, 0)}%`).join(' + ');
 
+/** The bed's sshd, from its pid file: for the header's check that placement held. */
+function sshdPid(dir: string): number | null {
+  try {
+    return Number(fs.readFileSync(path.join(dir, 'sshd.pid'), 'utf8').trim());
+  } catch {
+    return null;
+  }
+}
+
 async function main(): Promise<void> {
-  const app = await startViewerBed('gd-bench-viewer-');
+  placeSelfOnDesk(placement);
+  const app = await startViewerBed('gd-bench-viewer-', { wrap: SERVER_WRAP });
   const { home, bed, harness } = app;
   const work = makeTempDir('gd-bench-viewer-');
   line(`bench:viewer — ${os.cpus().length} CPUs, ${SECONDS} s per run, ${ROUNDS} rounds alternating, quality ${QUALITY}, compression ${COMPRESSION}, Tight; servers ${SERVERS.join(', ')}`);
+  line(placement.describe);
+  line(`sshd on CPUs ${affinityOf(sshdPid(bed.dir) ?? 0) ?? '?'} / bench on CPUs ${affinityOf(process.pid)} (allowed CPUs as /proc reports them)`);
   const children: ChildProcess[] = [];
   try {
     if (want('channel')) {
@@ -107,8 +140,9 @@ async function main(): Promise<void> {
       if (flavour !== 'TigerVNC' && flavour !== 'TurboVNC') throw new Error(`--servers: "${flavour}" is not a server; use TigerVNC and/or TurboVNC`);
       const sizes = ([[1280, 720], [1920, 1080]] as const).filter(([w]) => want('motion') || (w === 1280 && (want('latency') || want('connect') || (want('adaptive') && flavour === 'TigerVNC'))));
       for (const [w, h] of sizes) {
-        const desk = await startBenchDesktop(flavour, bed, `${w}x${h}`);
+        const desk = await startBenchDesktop(flavour, bed, `${w}x${h}`, SERVER_WRAP);
         const viewer = await BrowserViewer.launch(harness, { width: w + 40, height: h + 120 });
+        line(`${flavour} ${w}x${h}: Xvnc on CPUs ${affinityOf(desk.pid() ?? 0) ?? '?'}, Chromium on CPUs ${affinityOf(viewer.browser.pid) ?? '?'}`);
         const name = `${flavour}-${w}`;
         await desk.addProfile(viewer, name, bed.port);
         if (want('motion')) await motion(desk, viewer, name, w, h, bed, children, work);
@@ -221,17 +255,20 @@ async function motion(desk: BenchDesktop, viewer: BrowserViewer, name: string, w
     (runs.variant ? `; variant ${VARIANT} ${fmt(sum('variant').rate)} Mpixel/s, ${fmt(sum('variant').msPerMpixel)} ms CPU/Mpixel` : '') +
     (runs.plain ? `; plain noVNC 1.7 ${fmt(sum('plain').rate)} Mpixel/s, ${fmt(sum('plain').msPerMpixel)} ms CPU/Mpixel` : ''));
   const nativeNoSsh = (nat.msPerMpixel * (nat.cpuShare - (nat.parts['ssh -L'] ?? 0) / nat.secs)) / nat.cpuShare;
-  const cpuRatio = ours.msPerMpixel / nat.msPerMpixel;
-  judge(`${flavour} ${w}x${h} CPU per Mpixel drawn: gpu-desk ${fmt(ours.msPerMpixel)} ms, native ${fmt(nat.msPerMpixel)} ms (${fmt(nativeNoSsh)} ms without its ssh -L), ratio ${fmt(cpuRatio, 2)}x (target <= 1.2x)`, cpuRatio <= 1.2);
-  const pxRatio = ours.rate / nat.rate;
-  if (w === 1920) judge(`${flavour} ${w}x${h} pixel rate: ratio ${fmt(pxRatio, 2)}x (target >= 1.0x)`, pxRatio >= 1.0);
-  else line(`${flavour} ${w}x${h} pixel rate: ratio ${fmt(pxRatio, 2)}x (not judged: at this size the server bounds both)`);
+  // Issue 30: judged at both sizes in the two-machine layout, the floor and video mode printed beside the CPU ratio.
+  const [px, cpu] = judgeViewer({
+    pixelRate: { ours: ours.rate, native: nat.rate },
+    cpuPerMpx: { ours: ours.msPerMpixel, native: nat.msPerMpixel, floor: null, floorLabel: BARE_PAGE_FLOOR, video: null },
+  });
+  line(`${flavour} ${w}x${h} native without its ssh -L: ${fmt(nativeNoSsh)} ms CPU per Mpixel`);
+  judge(`${flavour} ${w}x${h} ${cpu.text}`, cpu.ok);
+  judge(`${flavour} ${w}x${h} ${px.text}`, px.ok);
 }
 
 async function keysAndConnect(flavour: Flavour, viewer: BrowserViewer, bed: Awaited<ReturnType<typeof startSshd>>, home: string): Promise<void> {
   // A fresh desktop: after ffplay (SDL takes the X input focus) an X server without a window
   // manager is left with focus None and would drop the probe's keys.
-  const keyDesk = await startBenchDesktop(flavour, bed, '1280x720');
+  const keyDesk = await startBenchDesktop(flavour, bed, '1280x720', SERVER_WRAP);
   try {
     keyDesk.run(['xterm', '-geometry', '80x24+0+0', '-e', 'cat']);
     const name = `keys-${flavour}`;
@@ -248,7 +285,14 @@ async function keysAndConnect(flavour: Flavour, viewer: BrowserViewer, bed: Awai
       }
       const phase = (k: string) => fmt(median(phases.map((p) => p[k] ?? NaN)), 0);
       line(`${flavour} connect phases (medians, ms after the click): ticket ${phase('ticket')}, channel open ${phase('wsopen')}, first bytes ${phase('firstmsg')}, RFB ready ${phase('rfbconnect')}, first frame ${fmt(median(times), 0)}`);
-      judge(`${flavour} connect time (${how} -> first frame drawn, loopback): median ${fmt(median(times), 0)} ms of 5 [${times.map((x) => fmt(x, 0)).join(', ')}] (target <= ${CONNECT_MS} ms)`, median(times) <= CONNECT_MS);
+      const connectText = `${flavour} connect time (${how} -> first frame drawn, loopback): median ${fmt(median(times), 0)} ms of 5 [${times.map((x) => fmt(x, 0)).join(', ')}]`;
+      if (flavour === 'TurboVNC') {
+        const j = judgeViewDisplay(median(times));
+        judge(`${connectText}; ${j.text}`, j.ok);
+      } else {
+        judge(`${connectText} (target <= ${CONNECT_MS} ms)`, median(times) <= CONNECT_MS);
+      }
+      line(`${flavour} OpenSSH login (ssh -o BatchMode=yes … true against the same sshd, the figure a first connect's login is judged against): median ${fmt(median(await opensshLogins(bed, 5)), 0)} ms of 5`);
     }
     if (want('latency')) {
       const region = { x: 0, y: 0, w: 490, h: 330 };
@@ -268,9 +312,11 @@ async function keysAndConnect(flavour: Flavour, viewer: BrowserViewer, bed: Awai
         await stop(fwd.proc);
       }
       line(`${flavour} key-to-screen floor (a bare RFB client through ssh -L: the server's update after the key, nothing decoded or drawn): median ${fmt(median(floor))} ms of ${floor.length}`);
-      judge(`${flavour} key-to-screen, loopback: median ${fmt(median(ok))} ms of ${ok.length} (p90 ${fmt(median(ok.slice().sort((a, b) => a - b).slice(Math.floor(ok.length * 0.8))))} ms${ok.length < lat.length ? `, ${lat.length - ok.length} not seen within 3 s` : ''}; ${fmt(median(ok) - median(floor))} ms above the floor) (target <= ${KEY_MS} ms)`, median(ok) <= KEY_MS);
+      const kj = judgeKeyToScreen(median(ok), median(floor));
+      judge(`${flavour} ${kj.text}`, kj.ok);
+      line(`${flavour} key-to-screen, loopback: median ${fmt(median(ok))} ms of ${ok.length} (p90 ${fmt(median(ok.slice().sort((a, b) => a - b).slice(Math.floor(ok.length * 0.8))))} ms${ok.length < lat.length ? `, ${lat.length - ok.length} not seen within 3 s` : ''}; ${fmt(median(ok) - median(floor))} ms above the floor; the former fixed target ${KEY_MS} ms ${median(ok) <= KEY_MS ? 'met' : 'missed'}, not judged)`);
 
-      const proxy = await startDelayProxy({ targetPort: bed.port, delayMs: 50 });
+      const proxy = await startProxy(bed.port, 50, {}, SERVER_WRAP);
       await keyDesk.addProfile(viewer, `delayed-${flavour}`, proxy.port);
       fs.appendFileSync(path.join(home, 'known_hosts'), `[127.0.0.1]:${proxy.port} ${bed.knownHostsLine.split(' ').slice(1).join(' ')}\n`);
       await keyDesk.open(viewer, `delayed-${flavour}`);
@@ -291,7 +337,7 @@ async function adaptiveRun(desk: BenchDesktop, viewer: BrowserViewer, bed: Await
   const play = playMotion(desk, 1280, 720);
   children.push(play);
   const rate = 10e6 / 8;
-  const proxy = await startDelayProxy({ targetPort: bed.port, delayMs: 1, rateBytesPerSec: rate });
+  const proxy = await startProxy(bed.port, 1, { rateBytesPerSec: rate }, SERVER_WRAP);
   const keyLine = bed.knownHostsLine.split(' ').slice(1).join(' ');
   fs.appendFileSync(path.join(home, 'known_hosts'), `[127.0.0.1]:${proxy.port} ${keyLine}\n`);
   await viewer.addProfile(benchProfile('slow-fixed9', proxy.port, bed.user, bed.userKeyPath, desk.display, { quality: 9, adaptive: false }));

@@ -37,17 +37,20 @@ export interface BenchDesktop {
   /** A VNC password for one more connection (a fresh one-time password on TurboVNC), or null where none is asked. */
   vncPassword(): Promise<string | null>;
   /** A mark in the server's log; `countSince` gives the statistics of the connection that closed after it. */
+  /** Xvnc's pid (from the X server's own lock file), for the header's placement check. */
+  pid(): number | null;
   mark(): number;
   countSince(mark: number): Promise<ServerCount>;
   stop(): Promise<void>;
 }
 
-export async function startBenchDesktop(flavour: Flavour, bed: SshdBed, geometry: string): Promise<BenchDesktop> {
-  return flavour === 'TigerVNC' ? tigerDesktop(bed, geometry) : turboDesktop(bed, geometry);
+/** `wrap`: the server side's taskset (test/bed/placement.ts) for Xvnc and what runs inside it; TurboVNC's session starts through the bed's sshd and inherits its placement. */
+export async function startBenchDesktop(flavour: Flavour, bed: SshdBed, geometry: string, wrap: string[] = []): Promise<BenchDesktop> {
+  return flavour === 'TigerVNC' ? tigerDesktop(bed, geometry, wrap) : turboDesktop(bed, geometry, wrap);
 }
 
-async function tigerDesktop(bed: SshdBed, geometry: string): Promise<BenchDesktop> {
-  const x = await startXvnc({ geometry });
+async function tigerDesktop(bed: SshdBed, geometry: string, wrap: string[]): Promise<BenchDesktop> {
+  const x = await startXvnc({ geometry, wrap });
   return {
     flavour: 'TigerVNC',
     display: x.display,
@@ -58,6 +61,7 @@ async function tigerDesktop(bed: SshdBed, geometry: string): Promise<BenchDeskto
     open: async (viewer, name) => { await viewer.connect(name); },
     nativePasswordFile: async () => undefined,
     vncPassword: async () => null,
+    pid: () => x.pid,
     mark: () => logSize(x.logPath),
     countSince: async (mark) => {
       const deadline = Date.now() + 15_000;
@@ -72,14 +76,15 @@ async function tigerDesktop(bed: SshdBed, geometry: string): Promise<BenchDeskto
   };
 }
 
-async function turboDesktop(bed: SshdBed, geometry: string): Promise<BenchDesktop> {
+async function turboDesktop(bed: SshdBed, geometry: string, wrap: string[]): Promise<BenchDesktop> {
   const s = await startTurboSession(bed, geometry, freeXDisplay);
   const children: ChildProcess[] = [];
   return {
     flavour: 'TurboVNC',
     display: s.display,
     port: s.port,
-    run: (argv, env = {}) => {
+    run: (cmd, env = {}) => {
+      const argv = [...wrap, ...cmd];
       // The session belongs to the bed's user; root may use its X authority, as the e2e's screenshots do.
       const c = spawn(argv[0], argv.slice(1), {
         env: { ...process.env, ...env, DISPLAY: `:${s.display}`, XAUTHORITY: path.join(bed.home, '.Xauthority') },
@@ -98,6 +103,7 @@ async function turboDesktop(bed: SshdBed, geometry: string): Promise<BenchDeskto
       return file;
     },
     vncPassword: () => s.otp(),
+    pid: () => xLockPid(s.display),
     mark: () => logSize(s.logPath),
     countSince: async (mark) => {
       const st = await statsSince(s.logPath, mark, 15_000, true);
@@ -108,4 +114,12 @@ async function turboDesktop(bed: SshdBed, geometry: string): Promise<BenchDeskto
       await s.stop();
     },
   };
+}
+
+function xLockPid(display: number): number | null {
+  try {
+    return Number(fs.readFileSync(`/tmp/.X${display}-lock`, 'utf8').trim()) || null;
+  } catch {
+    return null;
+  }
 }

@@ -51,6 +51,8 @@ export interface SlurmOptions {
   nodeEnv?: Record<string, string>;
   /** Extra slurm.conf lines. */
   slurmConfig?: string[];
+  /** A command the daemons (munged, slurmctld, slurmd) and both sshds start under: the server side's taskset (placement.ts); default none. */
+  wrap?: string[];
 }
 
 async function waitFor(what: string, ok: () => boolean, timeoutMs: number, why: () => string): Promise<void> {
@@ -107,7 +109,8 @@ export async function startSlurm(opts: SlurmOptions = {}): Promise<SlurmBed> {
   const procs: ChildProcess[] = [];
   const spawnDaemon = (cmd: string, args: string[], log: string): ChildProcess => {
     const fd = fs.openSync(log, 'a');
-    const p = spawn(cmd, args, { stdio: ['ignore', fd, fd], detached: true, env: { ...process.env, GD_SLURM_BED: dir, SLURM_CONF: confPath } });
+    const wrap = opts.wrap ?? [];
+    const p = spawn(wrap[0] ?? cmd, [...wrap.slice(1), ...(wrap.length ? [cmd] : []), ...args], { stdio: ['ignore', fd, fd], detached: true, env: { ...process.env, GD_SLURM_BED: dir, SLURM_CONF: confPath } });
     fs.closeSync(fd);
     procs.push(p);
     return p;
@@ -217,8 +220,8 @@ export async function startSlurm(opts: SlurmOptions = {}): Promise<SlurmBed> {
 
     // One SetEnv line per sshd: sshd takes the first of a keyword's lines.
     const setEnv = (env: Record<string, string>) => `SetEnv ${Object.entries({ SLURM_CONF: confPath, ...env }).map(([k, v]) => `${k}=${v}`).join(' ')}`;
-    login = await startSshd({ extraConfig: [setEnv(opts.env ?? {}), ...(opts.sshdConfig ?? [])] });
-    node = await startSshd({ extraConfig: [setEnv({ ...opts.env, ...opts.nodeEnv }), ...(opts.sshdConfig ?? [])] });
+    login = await startSshd({ extraConfig: [setEnv(opts.env ?? {}), ...(opts.sshdConfig ?? [])], wrap: opts.wrap });
+    node = await startSshd({ extraConfig: [setEnv({ ...opts.env, ...opts.nodeEnv }), ...(opts.sshdConfig ?? [])], wrap: opts.wrap });
     // The user's one key opens both, as one authorized_keys in a shared home does on a cluster.
     fs.appendFileSync(node.authorizedKeysPath, fs.readFileSync(login.userKeyPath + '.pub'));
 

@@ -10,6 +10,8 @@ export interface XvncOptions {
   password?: string;
   /** Programs to start inside the session (e.g. ['xterm', '-geometry', '80x24+10+10']). */
   clients?: string[][];
+  /** A command Xvnc and the programs run inside it start under (the server side's taskset, placement.ts); default none. */
+  wrap?: string[];
 }
 
 export interface XvncBed {
@@ -67,7 +69,8 @@ export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
       args.push('-SecurityTypes', 'None');
     }
     const logFd = fs.openSync(logPath, 'a');
-    const proc = spawn('Xvnc', args, { stdio: ['ignore', logFd, logFd], detached: true });
+    const wrap = opts.wrap ?? [];
+    const proc = spawn(wrap[0] ?? 'Xvnc', [...wrap.slice(1), ...(wrap.length ? ['Xvnc'] : []), ...args], { stdio: ['ignore', logFd, logFd], detached: true });
     fs.closeSync(logFd);
     const ok = await waitBanner(port, proc, 10_000);
     if (!ok) {
@@ -76,7 +79,8 @@ export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
     }
     const children: ChildProcess[] = [];
     const x11Display = `:${display}`;
-    const run = (argv: string[]) => {
+    const run = (cmd: string[]) => {
+      const argv = [...wrap, ...cmd];
       const c = spawn(argv[0], argv.slice(1), {
         env: { ...process.env, DISPLAY: x11Display },
         stdio: 'ignore',
