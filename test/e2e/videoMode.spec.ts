@@ -291,8 +291,6 @@ test('a reconnect in video mode: the SSH link drops, the viewer says so, the ser
   // The codec chosen was Video: the new connection's viewer starts a stream of its own.
   await expect(page.getByTestId('hud-codec')).toHaveText('H.264 video', { timeout: 30_000 });
   await expect.poll(() => encoders(env, display).length, { timeout: 30_000 }).toBe(1);
-  await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });
-  await typeOnRemote(page, 'echo back-in-video');
   await expect.poll(() => ssimWithServer(page, env, display), { timeout: 30_000, message: 'SSIM of the video frame against the server\'s screenshot after the reconnect' }).toBeGreaterThanOrEqual(0.98);
 
   await page.getByRole('button', { name: 'Back to the server' }).click();
