@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { serverScreen, windowViewable } from '../bed';
 import { startDelayProxy } from '../bed/delayProxy';
 import { addProfile, expect, test, type Env } from './fixtures';
@@ -27,6 +27,33 @@ function encoderCommandLines(env: Env, display: number): string[] {
   }
 }
 
+/** A key-file profile connected, a TurboVNC desktop started at `size` and viewed (the viewer connected). */
+async function startAndView(page: Page, env: Env, name: string, size: string): Promise<{ display: number; row: Locator }> {
+  fs.writeFileSync(`${env.home}/known_hosts`, `${env.bed.knownHostsLine}\n`);
+  await env.app.open(page);
+  await addProfile(page, env, name);
+  await page.getByRole('button', { name: `Connect to ${name}` }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible({ timeout: 30_000 });
+  await page.getByRole('tab', { name: 'Desktops' }).click();
+  await page.getByLabel('Size').fill(size);
+  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
+  await page.getByRole('button', { name: 'Start desktop' }).click();
+  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
+  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
+  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
+  await row.getByRole('button', { name: `View display ${display}` }).click();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  return { display, row };
+}
+
+/** From the server page: the desktop stopped (and gone from the list), then the server disconnected. */
+async function stopAndDisconnect(page: Page, row: Locator, display: number): Promise<void> {
+  await row.getByRole('button', { name: `Stop display ${display}` }).click();
+  await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
+  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
+  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+}
+
 async function chooseCodec(page: Page, codec: 'vnc' | 'video' | 'auto'): Promise<void> {
   const panel = page.getByTestId('codec-panel');
   if (!(await panel.isVisible())) await page.getByTestId('open-codec').click();
@@ -49,20 +76,7 @@ async function distinctFrames(page: Page, n: number, message: string): Promise<v
 test('video mode: a TurboVNC desktop as H.264 from the server\'s ffmpeg, drawn by WebCodecs; keys still go; back to VNC exactly; an encoder killed mid-stream falls back with its reason', async ({ page, env }) => {
   test.setTimeout(600_000);
   expect(fs.existsSync(`${VGL}/glxspheres64`), 'VirtualGL is installed on the bed (.ci/run installs it)').toBe(true);
-  fs.writeFileSync(`${env.home}/known_hosts`, `${env.bed.knownHostsLine}\n`);
-  await env.app.open(page);
-  await addProfile(page, env, 'gpuvideo');
-  await page.getByRole('button', { name: 'Connect to gpuvideo' }).click();
-  await expect(page.getByRole('heading', { name: 'gpuvideo', level: 1 })).toBeVisible({ timeout: 30_000 });
-  await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill('1024x768');
-  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-  await page.getByRole('button', { name: 'Start desktop' }).click();
-  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
-  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
-  await row.getByRole('button', { name: `View display ${display}` }).click();
-  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  const { display, row } = await startAndView(page, env, 'gpuvideo', '1024x768');
   await expect.poll(() => canvasSize(page)).toEqual({ w: 1024, h: 768 });
   await expect.poll(() => windowViewable(env.bed.home, display, env.desktop.terminalTitle), { timeout: 30_000 }).toBe(true);
   await expect(page.getByTestId('hud-codec')).toHaveText('VNC');
@@ -153,10 +167,7 @@ test('video mode: a TurboVNC desktop as H.264 from the server\'s ffmpeg, drawn b
 
   await page.getByRole('button', { name: 'Back to the server' }).click();
   await expect.poll(() => encoders(env, display).length, { timeout: 10_000 }).toBe(0);
-  await row.getByRole('button', { name: `Stop display ${display}` }).click();
-  await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
-  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
-  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+  await stopAndDisconnect(page, row, display);
 });
 
 test('Auto: over a slow link, full-screen motion switches to video, and motion stopping switches back to VNC with a lossless refresh', async ({ page, env }) => {
@@ -226,20 +237,7 @@ test('a desk decoder that refuses the stream\'s H.264 profile: video mode falls 
     const real = VD.isConfigSupported.bind(VD);
     VD.isConfigSupported = async (c) => (c.codec === 'avc1.42401f' ? real(c) : { supported: false, config: c });
   });
-  fs.writeFileSync(`${env.home}/known_hosts`, `${env.bed.knownHostsLine}\n`);
-  await env.app.open(page);
-  await addProfile(page, env, 'gpuvideo2');
-  await page.getByRole('button', { name: 'Connect to gpuvideo2' }).click();
-  await expect(page.getByRole('heading', { name: 'gpuvideo2', level: 1 })).toBeVisible({ timeout: 30_000 });
-  await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill('800x600');
-  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-  await page.getByRole('button', { name: 'Start desktop' }).click();
-  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
-  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
-  await row.getByRole('button', { name: `View display ${display}` }).click();
-  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  const { display, row } = await startAndView(page, env, 'gpuvideo2', '800x600');
   await expect.poll(() => windowViewable(env.bed.home, display, env.desktop.terminalTitle), { timeout: 30_000 }).toBe(true);
 
   await chooseCodec(page, 'video');
@@ -255,28 +253,12 @@ test('a desk decoder that refuses the stream\'s H.264 profile: video mode falls 
   await expect.poll(() => pixelsUnlikeServer(page, env, display), { timeout: 30_000, message: 'pixels unlike the server\'s screenshot after the fallback' }).toBe(0);
 
   await page.getByRole('button', { name: 'Back to the server' }).click();
-  await row.getByRole('button', { name: `Stop display ${display}` }).click();
-  await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
-  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
-  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+  await stopAndDisconnect(page, row, display);
 });
 
 test('a reconnect in video mode: the SSH link drops, the viewer says so, the server\'s encoder ends, and once the server is back video draws again with one encoder', async ({ page, env }) => {
   test.setTimeout(300_000);
-  fs.writeFileSync(`${env.home}/known_hosts`, `${env.bed.knownHostsLine}\n`);
-  await env.app.open(page);
-  await addProfile(page, env, 'gpuvideo3');
-  await page.getByRole('button', { name: 'Connect to gpuvideo3' }).click();
-  await expect(page.getByRole('heading', { name: 'gpuvideo3', level: 1 })).toBeVisible({ timeout: 30_000 });
-  await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill('800x600');
-  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-  await page.getByRole('button', { name: 'Start desktop' }).click();
-  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
-  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
-  await row.getByRole('button', { name: `View display ${display}` }).click();
-  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  const { display, row } = await startAndView(page, env, 'gpuvideo3', '800x600');
   await expect.poll(() => windowViewable(env.bed.home, display, env.desktop.terminalTitle), { timeout: 30_000 }).toBe(true);
   await chooseCodec(page, 'video');
   await expect(page.getByTestId('hud-codec')).toHaveText('H.264 video', { timeout: 30_000 });
@@ -296,8 +278,5 @@ test('a reconnect in video mode: the SSH link drops, the viewer says so, the ser
 
   await page.getByRole('button', { name: 'Back to the server' }).click();
   await expect.poll(() => encoders(env, display).length, { timeout: 10_000 }).toBe(0);
-  await row.getByRole('button', { name: `Stop display ${display}` }).click();
-  await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
-  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
-  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+  await stopAndDisconnect(page, row, display);
 });
