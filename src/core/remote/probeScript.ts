@@ -121,10 +121,15 @@ done
 VI=$(command -v vulkaninfo 2>/dev/null) || VI=
 if [ -z "$VI" ]; then echo "@@vi absent"
 else
-  # One of the account's own X displays (its VNC sessions own theirs), where its programs will draw.
-  VD=; for s in /tmp/.X11-unix/X*; do [ -S "$s" ] && [ -O "$s" ] && { VD=":\${s##*/X}"; break; }; done
-  o=; rc=1
-  [ -n "$VD" ] && { o=$(DISPLAY=$VD to ${VULKANINFO_SECONDS} "$VI" --summary </dev/null 2>&1); rc=$?; }
+  # The account's own X displays (its VNC sessions own theirs), where its programs will draw: the first
+  # of them that lets vulkaninfo in (one may be stale, want another authority file, or be shutting down); at most 16 tried.
+  VD=; o=; rc=1; n=0
+  for s in /tmp/.X11-unix/X*; do
+    [ -S "$s" ] && [ -O "$s" ] || continue
+    n=$((n + 1)); [ "$n" -le 16 ] || break
+    VD=":\${s##*/X}"; o=$(DISPLAY=$VD to ${VULKANINFO_SECONDS} "$VI" --summary </dev/null 2>&1); rc=$?
+    [ "$rc" = 0 ] || [ "$rc" = 124 ] && break
+  done
   # Not again after a time-out: a driver that hangs hangs without a display too, and the probe must stay short.
   if [ "$rc" != 0 ] && [ "$rc" != 124 ]; then VD=; o=$(unset DISPLAY; to ${VULKANINFO_SECONDS} "$VI" --summary </dev/null 2>&1); rc=$?; fi
   printf '@@vi %s %s %s\\n' "$VI" "\${VD:--}" "$rc"

@@ -32,6 +32,23 @@ function localSummary(user: string) {
   return parseVulkaninfoSummary(r.stdout);
 }
 
+/**
+ * A socket file in /tmp/.X11-unix that sorts before `name` (the shell's glob order) and that no X
+ * server or lock uses, bound and left with nothing listening, owned by `user`; removed at clean-up.
+ */
+function staleSocketBefore(name: string, user: string): string {
+  const dir = '/tmp/.X11-unix';
+  const free = (n: string) => !fs.existsSync(path.join(dir, `X${n}`)) && !fs.existsSync(`/tmp/.X${n}-lock`);
+  const candidates = ['0', ...Array.from({ length: 90 }, (_, i) => String(10 + i)), ...Array.from({ length: 9 }, (_, i) => String(i + 1))];
+  const n = candidates.find((c) => `X${c}` < name && free(c));
+  if (!n) throw new Error(`no free X socket name sorts before ${name} in ${dir}`);
+  const file = path.join(dir, `X${n}`);
+  registerCleanup(() => fs.rmSync(file, { force: true }));
+  execFileSync('python3', ['-c', 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])', file]);
+  if (process.getuid?.() === 0) execFileSync('chown', [user, file]);
+  return file;
+}
+
 let tmp: string;
 const beds: SshdBed[] = [];
 const conns: SshConnection[] = [];
@@ -92,6 +109,9 @@ describe('Vulkan on the real bed (Mesa lavapipe, no GPU)', { timeout: 120_000 },
   it("with a desktop running, vulkaninfo runs in one of the account's own displays (where its programs draw) and lists the same devices", async () => {
     const { bed, conn } = await bedWith([]);
     const s = await startSession(conn, { geometry: '640x480', windowManager: '/usr/bin/xterm' });
+    // A stale X socket of the account's, with no server behind it (what a killed X server leaves), that
+    // the probe meets before the session's: it must go on to the next display, not give up on displays.
+    const stale = staleSocketBefore(`X${s.display}`, bed.user);
     try {
       const r = await probeServer(conn);
       // The account's first X display (this session's, or another of its own that runs): vulkaninfo
@@ -100,7 +120,9 @@ describe('Vulkan on the real bed (Mesa lavapipe, no GPU)', { timeout: 120_000 },
       const sock = fs.statSync(`/tmp/.X11-unix/X${r.vulkan.display!.slice(1)}`);
       expect(sock.uid).toBe(Number(execFileSync('id', ['-u', bed.user], { encoding: 'utf8' })));
       expect(r.vulkan.devices.map(({ gpuIndex: _g, ...d }) => d)).toEqual(localSummary(bed.user).devices);
+      expect(r.vulkan.display).not.toBe(`:${path.basename(stale).slice(1)}`);
     } finally {
+      fs.rmSync(stale, { force: true });
       await killSession(conn, s.display);
     }
   });
