@@ -22,6 +22,8 @@ export const LATIN_TERMS = new Set(
     // the L of the lossless refresh's shortcut (Ctrl+Alt+Shift+L).
     'vncpasswd', 'LOGIN', 'L',
     'ffmpeg', 'ffmpeg-free', 'x264', 'libx264', 'NVENC', 'VA-API', 'H100', 'Intel', 'AMD', 'i915', 'amdgpu', 'EPEL', 'RPM', 'Fusion', 'PATH',
+    // Image copy and paste: the X clipboard tools and the image format they carry.
+    'xclip', 'xsel', 'PNG',
   ].map((w) => w.toLowerCase()),
 );
 

@@ -2,7 +2,7 @@
  * Pure parsers for the exact text the server's tools print. No I/O: each takes a string and returns
  * data, so fixtures in test/fixtures/remote pin the formats.
  */
-import type { DistroKey, GlxInfo, GpuInfo, GpuVendor, OsInfo, PackageFamily, VideoEncoderInfo, VideoEncoderName, VideoInfo, VncFlavor } from './types';
+import type { ClipboardTools, DistroKey, GlxInfo, GpuInfo, GpuVendor, OsInfo, PackageFamily, VideoEncoderInfo, VideoEncoderName, VideoInfo, VncFlavor } from './types';
 
 // ---------------------------------------------------------------- /etc/os-release
 
@@ -509,4 +509,12 @@ export function splitSections(output: string): Record<string, string> {
   }
   if (name) out[name] = buf.join('\n').replace(/\n+$/, '');
   return out;
+}
+
+// ---------------------------------------------------------------- X clipboard tools (image copy and paste)
+
+/** The probe's "clip" section: one line per tool found on PATH, of xclip and xsel. */
+export function parseClipboardTools(section: string): ClipboardTools {
+  const found = new Set(section.split('\n').map((l) => l.trim()));
+  return { xclip: found.has('xclip'), xsel: found.has('xsel') };
 }

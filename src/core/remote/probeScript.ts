@@ -147,6 +147,8 @@ ${SESSION_SECTIONS_SCRIPT}m wm
 for c in ${WINDOW_MANAGER_COMMANDS.join(' ')}; do command -v "$c" >/dev/null 2>&1 && echo "$c"; done
 m dm
 [ -e /etc/systemd/system/display-manager.service ] && basename "$(readlink -f /etc/systemd/system/display-manager.service)" .service
+m clip
+for c in xclip xsel; do command -v "$c" >/dev/null 2>&1 && echo "$c"; done
 ${VIDEO_SECTION_SCRIPT}m end
 `;
 

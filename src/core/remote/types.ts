@@ -152,6 +152,11 @@ export interface VideoInfo {
 
 export type { Severity } from '../../shared/models';
 
+export interface ClipboardTools {
+  xclip: boolean;
+  xsel: boolean;
+}
+
 export type FindingCode =
   | 'NO_NVIDIA_DRIVER'
   | 'NVIDIA_SMI_FAILED'
@@ -172,7 +177,8 @@ export type FindingCode =
   | 'VAAPI_UNAVAILABLE'
   | 'NO_RENDER_NODE'
   | 'VIDEO_CPU_ONLY'
-  | 'NO_VIDEO_ENCODER';
+  | 'NO_VIDEO_ENCODER'
+  | 'NO_XCLIP';
 
 /** The view the renderer shows (severity, plain-language message, fix), with the stable code narrowed. */
 export interface Finding extends FindingView {
@@ -209,6 +215,8 @@ export interface ServerReport {
   windowManagers: string[];
   /** Active display manager unit (gdm3, lightdm, sddm…) or null. */
   displayManager: string | null;
+  /** The X clipboard tools on PATH (image copy and paste needs xclip; xsel carries text only). Absent from older reports. */
+  clipboardTools?: ClipboardTools;
   findings: Finding[];
   /** Wall time of the probe in ms (for the UI; the probe must stay within a few seconds). */
   probeMs: number;

@@ -30,6 +30,8 @@ export interface Scenario {
   arch?: string;
   /** The probe's "video" section (ffmpeg and its test encodes); none: no ffmpeg on the server. */
   video?: string;
+  /** The probe's "clip" section (xclip, xsel: one per line); undefined: a report from before it. */
+  clip?: string;
 }
 
 export function report(s: Scenario): ServerReport {
@@ -54,6 +56,7 @@ export function report(s: Scenario): ServerReport {
       wm: s.wm ?? '',
       dm: s.dm ?? '',
       video: s.video ?? '',
+      ...(s.clip !== undefined ? { clip: s.clip } : {}),
       end: '',
     },
     'gpu01',

@@ -37,6 +37,8 @@ export default {
     noRenderNode: 'The server has an {{vendor}} GPU but no /dev/dri/renderD* device, so its video encoder (VA-API) cannot be used: in a container, the device was not passed in; otherwise the GPU’s kernel driver is not loaded.',
     videoCpuOnly: 'Video is encoded on the CPU (x264): no GPU video encoder (NVENC or VA-API) works here. Video mode works, but the encoder takes CPU time from the programs in the desktop.',
     noVideoEncoder: '{{path}} is installed, but none of its H.264 encoders could encode a test frame (x264: {{error}}), so video mode is not available here.',
+    noXclip: 'Image copy and paste needs xclip, which is not installed on this server (text copy and paste works).',
+    noXclipXsel: 'Image copy and paste needs xclip, which is not installed on this server: xsel is, but it carries text only (text copy and paste works).',
   },
   fix: {
     driverUbuntu: 'Install the driver with `sudo ubuntu-drivers install` (or `sudo apt install nvidia-driver-535-server`), reboot, then probe again',
@@ -76,5 +78,7 @@ export default {
     x264Deb: 'Use the distribution’s ffmpeg, which is built with libx264 (`sudo apt-get install --no-install-recommends ffmpeg`; put it first on PATH if another ffmpeg is found first), then probe again',
     x264Rhel: 'Use RPM Fusion’s ffmpeg, which is built with libx264 (EPEL’s ffmpeg-free is not): enable EPEL and RPM Fusion (free), then `sudo dnf install --allowerasing ffmpeg`',
     x264Other: 'Install a build of ffmpeg with libx264 (the distribution’s ffmpeg package usually is), then probe again',
+    planXclip: 'Run the set-up plan, or install the xclip package (EPEL on RHEL), then probe again',
+    xclipOther: 'Install the distribution’s xclip package, then probe again',
   },
 } as const;

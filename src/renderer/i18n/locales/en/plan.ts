@@ -48,6 +48,10 @@ export default {
       title: 'Install ffmpeg for video mode',
       why: 'Video mode sends the desktop as an H.264 stream, several times smaller than VNC’s JPEG tiles at the same quality, so it stays smooth on a slow link. ffmpeg encodes it on the server, with the GPU’s encoder where there is one and libx264 on the CPU otherwise. RHEL and EPEL have no ffmpeg with libx264, so this adds the RPM Fusion (free) repository, which needs EPEL; dnf checks its packages against RPM Fusion’s signing key.',
     },
+    xclip: {
+      title: 'Install xclip for image copy and paste',
+      why: 'The viewer copies images (plots, screenshots) between this computer and the desktop through the X clipboard, with xclip; text copy and paste works without it. xsel, if installed, carries text only.',
+    },
   },
   verify: {
     mirror: 'The download is checked against the SHA-256 listed for {{asset}} in {{mirror}}/SHA256SUMS before anything is installed; a mismatch stops the step and deletes the file.',

@@ -36,6 +36,8 @@ const zhCN: Catalogue<typeof en> = {
     noRenderNode: '服务器上有 {{vendor}} GPU，却没有 /dev/dri/renderD* 设备，因此无法使用它的视频编码器（VA-API）：如果是在容器中，说明没有把该设备传进来；否则就是 GPU 的内核驱动没有加载。',
     videoCpuOnly: '视频在 CPU 上编码（x264）：这里没有可用的 GPU 视频编码器（NVENC 或 VA-API）。视频模式可以使用，但编码会占用桌面中程序的 CPU 时间。',
     noVideoEncoder: '已安装 {{path}}，但它的 H.264 编码器都无法编码测试帧（x264：{{error}}），因此这里无法使用视频模式。',
+    noXclip: '复制粘贴图片需要 xclip，但服务器上未安装（文本复制粘贴不受影响）。',
+    noXclipXsel: '复制粘贴图片需要 xclip，但服务器上未安装：已安装的 xsel 只能传送文本（文本复制粘贴不受影响）。',
   },
   fix: {
     driverUbuntu: '用 `sudo ubuntu-drivers install`（或 `sudo apt install nvidia-driver-535-server`）安装驱动，重启后再次检测',
@@ -75,6 +77,8 @@ const zhCN: Catalogue<typeof en> = {
     x264Deb: '改用发行版自带、带有 libx264 的 ffmpeg（`sudo apt-get install --no-install-recommends ffmpeg`；如果 PATH 中先找到的是另一个 ffmpeg，请把它排到前面），然后再次检测',
     x264Rhel: '改用 RPM Fusion 带有 libx264 的 ffmpeg（EPEL 的 ffmpeg-free 没有）：启用 EPEL 和 RPM Fusion（`rpmfusion-free` 源），然后执行 `sudo dnf install --allowerasing ffmpeg`',
     x264Other: '安装带有 libx264 的 ffmpeg（发行版自带的 ffmpeg 软件包通常就是），然后再次检测',
+    planXclip: '运行配置计划，或安装 xclip 软件包（RHEL 上在 EPEL 中），然后再次检测',
+    xclipOther: '安装发行版的 xclip 软件包，然后再次检测',
   },
 };
 export default zhCN;

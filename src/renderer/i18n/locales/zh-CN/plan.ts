@@ -47,6 +47,10 @@ const zhCN: Catalogue<typeof en> = {
       title: '为视频模式安装 ffmpeg',
       why: '视频模式以 H.264 视频流发送桌面，同样画质下比 VNC 的 JPEG 图块小好几倍，因此在慢速网络上也能保持流畅。ffmpeg 在服务器上完成编码：有 GPU 编码器时用 GPU，否则用 CPU 上的 libx264。RHEL 和 EPEL 都没有带 libx264 的 ffmpeg，所以这一步会添加依赖 EPEL 的 RPM Fusion（`rpmfusion-free`）软件源；`dnf` 会用 RPM Fusion 的签名密钥校验其软件包。',
     },
+    xclip: {
+      title: '安装 xclip 以复制粘贴图片',
+      why: '查看器通过 X 剪贴板、借助 xclip 在本机与远程桌面之间复制图片（绘图、截图）；文本复制粘贴无需它。已安装的 xsel 只能传送文本。',
+    },
   },
   verify: {
     mirror: '安装前，下载的文件会与 {{mirror}}/SHA256SUMS 中为 {{asset}} 列出的 SHA-256 比对；不一致则停止此步骤并删除该文件。',
