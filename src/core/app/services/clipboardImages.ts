@@ -112,13 +112,19 @@ export class ClipboardImages {
     };
   }
 
-  forget(viewerId: string): void {
-    this.incoming.delete(viewerId);
-  }
-
   private async toServer(viewerId: string, part: string, first: boolean, last: boolean): Promise<ClipboardImageResult> {
     const { conn, display } = this.deps.target(viewerId);
-    if (first) this.incoming.set(viewerId, []);
+    // Parts left by a viewer that closed mid-way are dropped when the next image starts.
+    if (first) {
+      for (const other of this.incoming.keys()) {
+        try {
+          this.deps.target(other);
+        } catch {
+          this.incoming.delete(other);
+        }
+      }
+      this.incoming.set(viewerId, []);
+    }
     const parts = this.incoming.get(viewerId);
     if (!parts) throw new GpuDeskError('BAD_ARGUMENT', 'An image part came without its first part', 'copy the image again');
     parts.push(Buffer.from(part, 'base64'));
