@@ -132,9 +132,11 @@ test('clipboard: text and PNG images go both ways on their own while the viewer 
     expect('png' in desk2, 'the desk\'s clipboard holds a PNG').toBe(true);
     const desk2Bytes = Buffer.from((desk2 as { png: string }).png, 'base64');
     expect(await pixelsOf(page, desk2Bytes)).toEqual(await pixelsOf(page, png2));
-    // The explicit action brings it again, and says so.
+    // The explicit action brings it again, and says so (a new note: its number moves on).
+    const before = Number(await note.getAttribute('data-n'));
     await page.getByRole('button', { name: 'Clipboard', exact: true }).click();
     await page.getByTestId('clip-image-from-server').click();
+    await expect(note).toHaveAttribute('data-n', String(before + 1), { timeout: 30_000 });
     await expect(note).toContainText('copied to this computer\'s clipboard');
 
     // Too large: a picture of noise, whose PNG the browser cannot make small, is refused with the limit named.
@@ -152,7 +154,16 @@ test('clipboard: text and PNG images go both ways on their own while the viewer 
     await expect(note).toContainText('images up to 16 MiB are shared: not copied', { timeout: 60_000 });
     expect((await serverClip(conn, display, 'image/png'))?.equals(png2)).toBe(true);
 
+    // View only shares nothing (its viewer sends nothing at all), and sharing comes back without it.
+    const viewOnly = page.getByLabel('View only', { exact: true });
+    await viewOnly.check();
+    await expect(screen).toHaveAttribute('data-clip-sync', 'off');
+    await viewOnly.uncheck();
+    await expect(screen).toHaveAttribute('data-clip-sync', /^\d+$/);
+
     // The setting off: a server copy shows in the panel but stays off the desk; the desk's copy waits.
+    // (Had t3 gone to the server at the refocus, the viewer would count it as sent, and turning the
+    // setting on again would not send it over the server's later t4: the last check would fail.)
     await page.getByTestId('clip-auto').uncheck();
     await expect(screen).toHaveAttribute('data-clip-sync', 'off');
     const t3 = `desk text while off ${tag}`;

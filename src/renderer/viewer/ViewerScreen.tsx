@@ -309,7 +309,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
           </form>
         )}
         {prefs.showHud && <Hud history={history} tunnel={tunnel} tunnelHistory={tunnelHistory} video={video} />}
-        {clip.note && <p className="video-fallback clip-note" role="status" data-testid="clip-note">{clip.note}</p>}
+        {clip.note && <p className="video-fallback clip-note" role="status" data-testid="clip-note" data-n={clip.note.n}>{clip.note.text}</p>}
         {video?.fallback && phase === 'connected' && <p className="video-fallback" role="status" data-testid="video-fallback">{t('videoFallback', { reason: video.fallback })}</p>}
         {panel === 'codec' && <CodecPanel prefs={prefs} turbo={turbo} h264={h264} live={live} video={video} onChange={update} onClose={() => setPanel(null)} />}
         {panel === 'keys' && (

@@ -53,6 +53,7 @@ export class ClipboardSync {
   /** Digest of the image the server's clipboard last held, from either side. */
   private serverImage: string | null = null;
   private busy: Promise<void> | null = null;
+  private wantPull = false;
   private deniedSaid = false;
 
   constructor(private readonly deps: ClipboardSyncDeps) {}
@@ -62,9 +63,24 @@ export class ClipboardSync {
     this.deskSeen = await digest(text);
   }
 
-  /** The viewer gained focus, or the desk may have changed while it has it: one round, never two at once. */
+  /**
+   * The viewer gained focus (pullImage), or the desk may have changed while it has it: one round at a
+   * time; a focus that comes during a watch round gets a round of its own right after it.
+   */
   sync(opts: { pullImage: boolean }): Promise<void> {
-    this.busy ??= this.round(opts).finally(() => { this.busy = null; });
+    if (opts.pullImage) this.wantPull = true;
+    this.busy ??= (async () => {
+      try {
+        do {
+          const pullImage = this.wantPull;
+          this.wantPull = false;
+          // A round that fails (the viewer closing under it) leaves the next one to try again.
+          await this.round({ pullImage }).catch(() => {});
+        } while (this.wantPull);
+      } finally {
+        this.busy = null;
+      }
+    })();
     return this.busy;
   }
 

@@ -17,7 +17,9 @@ const NOTE_MS = 8000;
  */
 export function useClipboardSync(o: { api: GpuDeskApi; session: RefObject<ViewerSession | null>; viewerId: RefObject<string | null>; screen: RefObject<HTMLElement | null>; enabled: boolean; connected: boolean }) {
   const { t } = useTranslation('viewer');
-  const [note, setNote] = useState<string | null>(null);
+  // Numbered, so the same words twice still read as a new note.
+  const [note, setNote] = useState<{ text: string; n: number } | null>(null);
+  const noteCount = useRef(0);
   const tRef = useRef(t);
   tRef.current = t;
   const noteTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
@@ -27,7 +29,7 @@ export function useClipboardSync(o: { api: GpuDeskApi; session: RefObject<Viewer
     viewerId: () => o.viewerId.current,
     sendText: (text) => o.session.current?.paste(text),
     note: (n: ClipNote) => {
-      setNote(tRef.current(`clipSync.${n.key}`, { size: n.size ?? '', limit: `${CLIPBOARD_IMAGE_MAX_BYTES / 1048576} MiB` }));
+      setNote({ text: tRef.current(`clipSync.${n.key}`, { size: n.size ?? '', limit: `${CLIPBOARD_IMAGE_MAX_BYTES / 1048576} MiB` }), n: ++noteCount.current });
       if (noteTimer.current) clearTimeout(noteTimer.current);
       noteTimer.current = setTimeout(() => setNote(null), NOTE_MS);
     },

@@ -49,11 +49,16 @@ trap 'rm -f "$f"' EXIT
 cat >"$f" || exit 1
 xclip -selection clipboard -t image/png -i "$f" </dev/null >/dev/null 2>&1 || exit ${NO_DISPLAY}`;
 
-/** Server → desk: the PNG only when the clipboard's owner offers image/png (xclip fails otherwise, slowly). */
+/**
+ * Server → desk: the PNG only when the clipboard's owner offers image/png (xclip fails otherwise, slowly).
+ * Under timeout(1) where there is one: an owner that never answers would keep xclip waiting after the
+ * channel closed (nothing tells a command without a terminal that its channel went).
+ */
 export const FROM_SERVER_SH = `${PRELUDE}
-t=$(xclip -selection clipboard -t TARGETS -o 2>/dev/null) || exit ${NO_IMAGE}
+T=; command -v timeout >/dev/null 2>&1 && T="timeout 10"
+t=$($T xclip -selection clipboard -t TARGETS -o 2>/dev/null) || exit ${NO_IMAGE}
 case "$t" in *image/png*) ;; *) exit ${NO_IMAGE} ;; esac
-exec xclip -selection clipboard -t image/png -o 2>/dev/null`;
+exec $T xclip -selection clipboard -t image/png -o 2>/dev/null`;
 
 function checkDisplay(display: number): string {
   if (!Number.isInteger(display) || display < 0 || display > 9999) throw new GpuDeskError('BAD_ARGUMENT', `Display ${display} is not a display number`, 'reconnect the viewer');
