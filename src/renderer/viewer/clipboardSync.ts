@@ -38,6 +38,14 @@ function fromBase64(s: string): Uint8Array<ArrayBuffer> {
   return out;
 }
 
+async function permissionState(): Promise<PermissionState | 'unknown'> {
+  try {
+    return (await navigator.permissions.query({ name: 'clipboard-read' as PermissionName })).state;
+  } catch {
+    return 'unknown';
+  }
+}
+
 type Desk = { kind: 'image'; blob: Blob } | { kind: 'text'; text: string } | { kind: 'empty' };
 
 /**
@@ -55,6 +63,8 @@ export class ClipboardSync {
   private busy: Promise<void> | null = null;
   private wantPull = false;
   private deniedSaid = false;
+  /** The desk's clipboard refused the last reading: the watch stops asking until the next focus. */
+  private refused = false;
 
   constructor(private readonly deps: ClipboardSyncDeps) {}
 
@@ -92,6 +102,8 @@ export class ClipboardSync {
   }
 
   private async round({ pullImage }: { pullImage: boolean }): Promise<void> {
+    // A browser that asks the person on each reading would ask every few seconds otherwise.
+    if (!pullImage && this.refused) return;
     const desk = await this.readDesk();
     if (desk && desk.kind !== 'empty') {
       const d = await digest(desk.kind === 'image' ? desk.blob : desk.text);
@@ -110,21 +122,28 @@ export class ClipboardSync {
     const cb = navigator.clipboard;
     if (!cb) return null;
     try {
-      if (cb.read) {
-        const items = await cb.read();
-        for (const it of items) if (it.types.includes('image/png')) return { kind: 'image', blob: await it.getType('image/png') };
-        for (const it of items) if (it.types.includes('text/plain')) return { kind: 'text', text: await (await it.getType('text/plain')).text() };
-        return { kind: 'empty' };
-      }
-      return { kind: 'text', text: await cb.readText() };
+      const desk = await this.readDeskOnce(cb);
+      this.refused = false;
+      return desk;
     } catch (e) {
-      // Refused (no permission, or the window lost focus meanwhile): said once, then quiet.
-      if ((e as DOMException)?.name === 'NotAllowedError' && !this.deniedSaid) {
+      if ((e as DOMException)?.name !== 'NotAllowedError') return null;
+      this.refused = true;
+      // Said once, and only when the person (or the app's policy) has blocked it: while the browser
+      // may still ask ("prompt"), its own question is the hint.
+      if (!this.deniedSaid && (await permissionState()) === 'denied') {
         this.deniedSaid = true;
         this.deps.note({ key: 'denied' });
       }
       return null;
     }
+  }
+
+  private async readDeskOnce(cb: Clipboard): Promise<Desk> {
+    if (!cb.read) return { kind: 'text', text: await cb.readText() };
+    const items = await cb.read();
+    for (const it of items) if (it.types.includes('image/png')) return { kind: 'image', blob: await it.getType('image/png') };
+    for (const it of items) if (it.types.includes('text/plain')) return { kind: 'text', text: await (await it.getType('text/plain')).text() };
+    return { kind: 'empty' };
   }
 
   private pushText(text: string): void {
