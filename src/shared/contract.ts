@@ -46,6 +46,7 @@ import { LANGUAGE_CHOICES } from './language';
 import { authKindError, authSchema, displaySchema, forwardSchema, jobSettingsSchema, NAME_RE, profileObject, VIEWER_ENCODINGS, viewerSchema } from './profileSchema';
 import { JUMP_SPEC_RE, LOGIN_NAME_RE } from './loginNames';
 import { START_GEOMETRY_HINT, START_GEOMETRY_RE } from './screenGeometry';
+import { CLIPBOARD_IMAGE_PART_BYTES, type ClipboardImageResult } from './clipboardImage';
 
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'id: letters, digits, _ . : - only');
 const jobId = z.string().regex(/^\d{1,12}$/, 'job id: the number sbatch printed');
@@ -262,6 +263,17 @@ export const methods = {
   'files.uploadCancel': m(z.strictObject({ uploadId: id }), out<void>()),
   /** Asks where to save (a native folder dialog in the app), then downloads; null when the user cancelled. */
   'files.download': m(z.strictObject({ connectionId: id, path: remotePath }), out<{ file: string; bytes: number } | null>()),
+
+  /**
+   * A PNG from the desk's clipboard to the viewer's X clipboard (xclip over its SSH connection), in
+   * parts of CLIPBOARD_IMAGE_PART_BYTES: the first starts it, the last copies it on the server.
+   */
+  'clipboard.imageToServer': m(
+    z.strictObject({ viewerId: id, part: z.string().max(Math.ceil(CLIPBOARD_IMAGE_PART_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'part: base64'), first: z.boolean(), last: z.boolean() }),
+    out<ClipboardImageResult>(),
+  ),
+  /** The viewer's X clipboard as PNG (base64) when it holds one. */
+  'clipboard.imageFromServer': m(z.strictObject({ viewerId: id }), out<ClipboardImageResult>()),
 } as const;
 
 /** Event name → payload type (phantom values, like outputs). */

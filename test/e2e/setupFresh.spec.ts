@@ -15,7 +15,7 @@ import { canvasRgb, canvasSize, chooseLossless } from './viewerPixels';
 
 /** The wizard's result page as the README shows it (copied from here to docs/images/setup-result.png). */
 const RESULT_SHOT = path.join(SCREENS, 'setup-result-fresh.png');
-const STEPS = ['gl-libraries', 'window-manager', 'virtualgl', 'vnc-server', 'vnc-localhost', 'ffmpeg', 'vulkan'];
+const STEPS = ['gl-libraries', 'window-manager', 'virtualgl', 'vnc-server', 'vnc-localhost', 'ffmpeg', 'vulkan', 'xclip'];
 
 async function addFreshProfile(page: Page, server: FreshServer): Promise<void> {
   await page.getByRole('button', { name: 'Add server' }).click();

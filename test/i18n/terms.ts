@@ -27,6 +27,8 @@ export const LATIN_TERMS = new Set(
     // Vulkan: its loader, tools, driver files and packages, Mesa's CPU driver, and the simulators that draw with it.
     'Vulkan', 'vulkaninfo', 'vulkan-tools', 'libvulkan.so.1', 'ICD', 'libGLX_nvidia', 'nvidia_icd.json', 'lavapipe', 'libnvidia-gl',
     'nvidia-vulkan-icd', 'nvidia-driver-libs', 'Isaac', 'Sim', 'SAPIEN', 'Genesis',
+    // Image copy and paste: the X clipboard tools and the image format they carry.
+    'xclip', 'xsel', 'PNG',
   ].map((w) => w.toLowerCase()),
 );
 

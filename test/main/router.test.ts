@@ -91,6 +91,8 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
     'files.uploadFinish': { uploadId: 'u1' },
     'files.uploadCancel': { uploadId: 'u1' },
     'files.download': { ...c, path: '/tmp/a.txt' },
+    'clipboard.imageToServer': { viewerId: 'v1', part: 'iVBORw0KGgo=', first: true, last: true },
+    'clipboard.imageFromServer': { viewerId: 'v1' },
     'clusters.defaults': c,
     'clusters.script': { profileId: ctx.profileId },
     'clusters.submit': { ...c, scriptId: 's1' },

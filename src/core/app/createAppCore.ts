@@ -1,3 +1,4 @@
+import { GpuDeskError } from '../errors';
 import fs from 'node:fs';
 import path from 'node:path';
 import { appPaths, ensureDir } from '../profiles/appPaths';
@@ -24,6 +25,7 @@ import { Servers } from './services/servers';
 import { appHandlers, settingsHandlers } from './services/settings';
 import { Tunnels } from './services/tunnels';
 import { Viewers } from './services/viewers';
+import { ClipboardImages } from './services/clipboardImages';
 import { encoderChoice } from '../video/encoderCheck';
 import { probeVideo } from '../remote/probe';
 import type { SshConnection } from '../ssh/connection';
@@ -113,6 +115,15 @@ export class AppCore {
     const tunnels = new Tunnels({ remote, emit, connections, http, openForwards: (id) => forwards.open(id) });
     Object.assign(late, { profiles, viewers, clusters });
     const keys = new Keys({ keys: deps.keys, dialogs: deps.dialogs, prompts: this.prompts, connections, profiles });
+    const clipboardImages = new ClipboardImages({
+      target: (id) => {
+        const t = viewers.viewerTarget(id);
+        // A job's desktop runs on a compute node this connection has no shell on (text still goes through RFB).
+        if (t.jobId) throw new GpuDeskError('BAD_ARGUMENT', "Images cannot be copied to or from a cluster job's desktop yet", 'copy text instead, or save the image as a file and drop it on the viewer');
+        return t;
+      },
+      log,
+    });
     const files = new FileTransfers({ sftp: (id) => connections.sftp(id), emit, chooseSaveFolder: deps.chooseSaveFolder });
 
     // Closing a connection: each service lets go of its part, in this order, before the link goes.
@@ -141,6 +152,7 @@ export class AppCore {
       ...tunnels.handlers(),
       ...forwards.handlers(),
       ...files.handlers(),
+      ...clipboardImages.handlers(),
     };
   }
 

@@ -220,6 +220,21 @@ export function computeFindings(r: ReportFacts): Finding[] {
   out.push(...videoFindings(r));
   out.push(...vulkanFindings(r));
 
+  // Text copy and paste goes through VNC itself; only images need a tool on the server.
+  if (r.clipboardTools && !r.clipboardTools.xclip) {
+    const fix = r.os.distro ? { key: 'planXclip', text: 'Run the set-up plan, or install the xclip package (EPEL on RHEL), then probe again' } : { key: 'xclipOther', text: "Install the distribution's xclip package, then probe again" };
+    out.push({
+      severity: 'info',
+      code: 'NO_XCLIP',
+      message: r.clipboardTools.xsel
+        ? 'Image copy and paste needs xclip, which is not installed on this server: xsel is, but it carries text only (text copy and paste works).'
+        : 'Image copy and paste needs xclip, which is not installed on this server (text copy and paste works).',
+      fix: fix.text,
+      planStep: r.os.distro ? 'xclip' : undefined,
+      text: { message: r.clipboardTools.xsel ? 'noXclipXsel' : 'noXclip', fix: fix.key, params: {} },
+    });
+  }
+
   if (r.sudo === 'absent') {
     out.push({
       severity: 'info',

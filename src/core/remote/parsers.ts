@@ -2,7 +2,7 @@
  * Pure parsers for the exact text the server's tools print. No I/O: each takes a string and returns
  * data, so fixtures in test/fixtures/remote pin the formats.
  */
-import type { DistroKey, GlxInfo, GpuInfo, GpuVendor, OsInfo, PackageFamily, VideoEncoderInfo, VideoEncoderName, VideoInfo, VncFlavor, VulkanDevice, VulkanDeviceType, VulkanIcd, VulkanInfo } from './types';
+import type { ClipboardTools, DistroKey, GlxInfo, GpuInfo, GpuVendor, OsInfo, PackageFamily, VideoEncoderInfo, VideoEncoderName, VideoInfo, VncFlavor, VulkanDevice, VulkanDeviceType, VulkanIcd, VulkanInfo } from './types';
 
 // ---------------------------------------------------------------- /etc/os-release
 
@@ -671,4 +671,12 @@ export function parseVulkanSection(text: string, gpus: readonly GpuInfo[], testS
     error = rc === '124' ? `vulkaninfo did not finish in ${testSeconds} s` : vulkaninfoErrorLine(out) ?? `vulkaninfo exited with status ${rc ?? '?'}`;
   }
   return { loader, icdEnv, icds, vulkaninfo, display, instanceVersion: summary.instanceVersion, devices, error };
+}
+
+// ---------------------------------------------------------------- X clipboard tools (image copy and paste)
+
+/** The probe's "clip" section: one line per tool found on PATH, of xclip and xsel. */
+export function parseClipboardTools(section: string): ClipboardTools {
+  const found = new Set(section.split('\n').map((l) => l.trim()));
+  return { xclip: found.has('xclip'), xsel: found.has('xsel') };
 }

@@ -17,6 +17,7 @@ import {
   splitSections,
   isSoftwareRenderer,
   type EglDeviceProbed,
+  parseClipboardTools,
 } from './parsers';
 import { buildProbeCommand, buildVideoProbeCommand, NVIDIA_SMI_QUERY, VIDEO_TEST_SECONDS, VULKANINFO_SECONDS } from './probeScript';
 import { sessionsFromSections } from './sessionTable';
@@ -144,6 +145,7 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
     exposedVncPorts,
     windowManagers: lines('wm'),
     displayManager: lines('dm')[0] ?? null,
+    ...('clip' in s ? { clipboardTools: parseClipboardTools(s.clip) } : {}),
     probeMs,
     video: parseVideoSection(s.video ?? '', VIDEO_TEST_SECONDS),
     vulkan: parseVulkanSection(s.vulkan ?? '', gpus, VULKANINFO_SECONDS),

@@ -208,7 +208,9 @@ ${SESSION_SECTIONS_SCRIPT}m wm
 for c in ${WINDOW_MANAGER_COMMANDS.join(' ')}; do command -v "$c" >/dev/null 2>&1 && echo "$c"; done
 m dm
 [ -e /etc/systemd/system/display-manager.service ] && basename "$(readlink -f /etc/systemd/system/display-manager.service)" .service
-${VULKAN_SECTION_SCRIPT}${VIDEO_SECTION_SCRIPT}m end
+${VULKAN_SECTION_SCRIPT}m clip
+for c in xclip xsel; do command -v "$c" >/dev/null 2>&1 && echo "$c"; done
+${VIDEO_SECTION_SCRIPT}m end
 `;
 
 /** The video section alone, for video mode's start (the same test encodes as the probe's; no other section). */

@@ -33,7 +33,7 @@ export interface PlanOptions {
  * The keys a plan's steps and notes carry for the app's `plan` namespace (the CLI prints the English
  * `title`/`why`/`notes`); a test holds both catalogues to these lists.
  */
-export const PLAN_STEP_KEYS = ['glLibraries', 'windowManagerXfce', 'windowManagerOpenbox', 'virtualgl', 'virtualglEgl', 'glxOldDriver', 'glxNoCard', 'vncServer', 'vncLocalhost', 'ffmpegDeb', 'ffmpegRhel', 'vulkanMesa', 'vulkanNvidiaUbuntu', 'vulkanNvidiaDebian', 'vulkanNvidiaRhel'] as const;
+export const PLAN_STEP_KEYS = ['glLibraries', 'windowManagerXfce', 'windowManagerOpenbox', 'virtualgl', 'virtualglEgl', 'glxOldDriver', 'glxNoCard', 'vncServer', 'vncLocalhost', 'ffmpegDeb', 'ffmpegRhel', 'vulkanMesa', 'vulkanNvidiaUbuntu', 'vulkanNvidiaDebian', 'vulkanNvidiaRhel', 'xclip'] as const;
 export const PLAN_NOTE_KEYS = ['noGpu', 'noBusId', 'joinVglusers'] as const;
 export const PLAN_VERIFY_KEYS = ['mirror', 'mirrorHttp', 'pinned', 'github'] as const;
 type StepKey = (typeof PLAN_STEP_KEYS)[number];
@@ -296,6 +296,18 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
 
   steps.push(ffmpegStep(r, distro, prep));
   steps.push(vulkanStep(report, r, distro, prep));
+
+  // Image copy and paste in the viewer (RFB's clipboard is text only), where the probe found no xclip
+  // (as the window-manager step: a report from before the clip section asks for nothing). RHEL's xclip is in EPEL, which prep adds.
+  if (report.clipboardTools && !report.clipboardTools.xclip) steps.push({
+    id: 'xclip',
+    title: 'Install xclip for image copy and paste',
+    why: 'The viewer copies images (plots, screenshots) between this computer and the desktop through the X clipboard, with xclip; text copy and paste works without it. xsel, if installed, carries text only.',
+    check: 'command -v xclip >/dev/null 2>&1',
+    apply: prep(installCmd(r, ['xclip'])),
+    needsRoot: true,
+    text: stepText('xclip'),
+  });
 
   return { distro, backend, steps, notes, noteTexts };
 }

@@ -210,6 +210,11 @@ export interface VulkanInfo {
 
 export type { Severity } from '../../shared/models';
 
+export interface ClipboardTools {
+  xclip: boolean;
+  xsel: boolean;
+}
+
 export type FindingCode =
   | 'NO_NVIDIA_DRIVER'
   | 'NVIDIA_SMI_FAILED'
@@ -237,7 +242,9 @@ export type FindingCode =
   | 'VULKAN_NO_NVIDIA_ICD'
   | 'VULKAN_ICD_VERSION_MISMATCH'
   | 'VULKAN_NO_DEVICE'
-  | 'VULKAN_CPU_ONLY';
+  | 'VULKAN_CPU_ONLY'
+
+  | 'NO_XCLIP';
 
 /** The view the renderer shows (severity, plain-language message, fix), with the stable code narrowed. */
 export interface Finding extends FindingView {
@@ -274,6 +281,8 @@ export interface ServerReport {
   windowManagers: string[];
   /** Active display manager unit (gdm3, lightdm, sddm…) or null. */
   displayManager: string | null;
+  /** The X clipboard tools on PATH (image copy and paste needs xclip; xsel carries text only). Absent from older reports. */
+  clipboardTools?: ClipboardTools;
   findings: Finding[];
   /** Wall time of the probe in ms (for the UI; the probe must stay within a few seconds). */
   probeMs: number;

@@ -18,6 +18,7 @@ import { CloseJobDialog, JobViewerBar, jobRouteOf, type JobRoute } from '../clus
 import { useEndedLine } from '../cluster/jobText';
 import { VideoMode, type VideoView } from './video/videoMode';
 import { fromServerClipboard } from './serverClipboard';
+import { useClipboardSync } from './useClipboardSync';
 import { InviteDialog } from './InviteDialog';
 import { LOSSLESS_SHORTCUT, useLosslessShortcut } from './losslessShortcut';
 import { useScreensChoice } from './ScreensChoice';
@@ -99,6 +100,10 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const screens = useScreensChoice(profile?.id);
   const attachScreens = useRef(screens.attach);
   attachScreens.current = screens.attach;
+  // Shared both ways while the viewer has focus; a view-only viewer sends nothing, so it shares nothing.
+  const clip = useClipboardSync({ api, session, viewerId, screen: screenRef, enabled: prefs.autoClipboard && !prefs.viewOnly, connected: phase === 'connected' });
+  const clipRef = useRef(clip);
+  clipRef.current = clip;
   const display = fixedDisplay ?? jobRoute?.display ?? null;
 
   useEffect(() => {
@@ -180,7 +185,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
           const c = fromServerClipboard(text, { auto: prefsRef.current.autoClipboard, viewOnly: prefsRef.current.viewOnly });
           setRemoteClip(c.tooLarge ? tRef.current('clip.tooLarge', { size: `${(text.length / 1048576).toFixed(1)} MiB`, limit: '1 MiB' }) : text);
           // Best effort: the browser may refuse without focus or permission; the panel still shows it.
-          if (c.copy) navigator.clipboard?.writeText(text).catch(() => {});
+          if (c.copy) navigator.clipboard?.writeText(text).then(() => clipRef.current.deskGotText(text), () => {});
         },
         onQualityChange: (quality, compression) => setLive({ quality, compression }),
         onCredentialsRequired: () => { if (!cancelled) setAskPassword(true); },
@@ -318,6 +323,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
           </form>
         )}
         {prefs.showHud && <Hud history={history} tunnel={tunnel} tunnelHistory={tunnelHistory} video={video} viewerId={openViewerId} renderGpu={renderGpu} />}
+        {clip.note && <p className="video-fallback clip-note" role="status" data-testid="clip-note" data-n={clip.note.n}>{clip.note.text}</p>}
         {video?.fallback && phase === 'connected' && <p className="video-fallback" role="status" data-testid="video-fallback">{t('videoFallback', { reason: video.fallback })}</p>}
         {panel === 'codec' && <CodecPanel prefs={prefs} turbo={turbo} h264={h264} live={live} video={video} onChange={update} onClose={() => setPanel(null)} />}
         {panel === 'keys' && (
@@ -337,6 +343,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
               <button onClick={async () => { try { setLocalClip(await navigator.clipboard.readText()); } catch { /* permission refused: type or paste instead */ } }}>{t('clip.paste')}</button>
               <button className="primary" onClick={() => session.current?.paste(localClip)} disabled={!localClip}>{t('clip.sendButton')}</button>
             </div>
+            <button onClick={clip.pasteImageFromServer} disabled={phase !== 'connected'} data-testid="clip-image-from-server">{t('clipSync.pasteImage')}</button>
           </aside>
         )}
       </div>

@@ -167,15 +167,17 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     expect(r.code, r.stderr + r.stdout.slice(-2000)).toBe(0);
     const lines = r.stdout.split('\n');
     // The window manager is there now, so the plan has no step for it.
-    expect(lines).toContain('[1/6] Install the OpenGL libraries: already done');
-    expect(lines).toContain('[2/6] Install VirtualGL 3.1.4: already done');
-    expect(lines.some((l) => /^\[3\/6\] Install TurboVNC 3\.3 .*: running…$/.test(l))).toBe(true);
-    expect(lines.some((l) => /^\[3\/6\] Install TurboVNC 3\.3 .*: done \(\d+\.\d s\)$/.test(l))).toBe(true);
-    expect(lines.some((l) => /^\[4\/6\] Keep VNC sessions on localhost: done \(\d+\.\d s\)$/.test(l))).toBe(true);
+    expect(lines, r.stdout.slice(-3000)).toContain('[1/7] Install the OpenGL libraries: already done');
+    expect(lines).toContain('[2/7] Install VirtualGL 3.1.4: already done');
+    expect(lines.some((l) => /^\[3\/7\] Install TurboVNC 3\.3 .*: running…$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\[3\/7\] Install TurboVNC 3\.3 .*: done \(\d+\.\d s\)$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\[4\/7\] Keep VNC sessions on localhost: done \(\d+\.\d s\)$/.test(l))).toBe(true);
     // Debian's ffmpeg, whose libx264 then encodes the step's check frame.
-    expect(lines.some((l) => /^\[5\/6\] Install ffmpeg for video mode: done \(\d+\.\d s\)$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\[5\/7\] Install ffmpeg for video mode: done \(\d+\.\d s\)$/.test(l))).toBe(true);
     // Debian's loader, vulkaninfo and Mesa's Vulkan drivers (no NVIDIA driver here), whose lavapipe the step's check lists.
-    expect(lines.some((l) => /^\[6\/6\] Install Vulkan \(the loader, vulkaninfo and Mesa's Vulkan drivers\): done \(\d+\.\d s\)$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\[6\/7\] Install Vulkan \(the loader, vulkaninfo and Mesa's Vulkan drivers\): done \(\d+\.\d s\)$/.test(l))).toBe(true);
+    // xclip, for image copy and paste (the fresh root has none).
+    expect(lines.some((l) => /^\[7\/7\] Install xclip for image copy and paste: done \(\d+\.\d s\)$/.test(l))).toBe(true);
     expect(r.stdout).toContain('The server is set up.');
     expect(r.stdout + r.stderr).not.toContain(server.password);
     expect(audit()).toBe('');
@@ -191,6 +193,7 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     const r = await cli(applyArgs('--json'), { stdin: `${server.password}\n` });
     expect(r.code, r.stderr).toBe(0);
     const ev = events(r.stdout);
+    // No xclip step: the probe before the plan finds xclip now (as the window manager, which has no step either).
     expect(ev.filter((e) => e.type === 'step-skip').map((e) => e.stepId)).toEqual(['gl-libraries', 'virtualgl', 'vnc-server', 'vnc-localhost', 'ffmpeg', 'vulkan']);
     expect(ev.filter((e) => e.type === 'step-start' || e.type === 'output')).toEqual([]);
     expect(ev.at(-1)).toEqual({ type: 'finished', ok: true, applied: [] });

@@ -155,4 +155,16 @@ describe('findings: plain-language diagnosis', () => {
     const r = report({ ...bedLike(), os: 'os-release-fedora-40.txt' });
     expect(find(r.findings, 'UNSUPPORTED_OS').message).toContain('Fedora Linux 40');
   });
+
+  it('no xclip: image copy and paste says what it needs, names xsel as text-only, and points at the plan step', () => {
+    const none = find(report({ ...bedLike(), clip: '' }).findings, 'NO_XCLIP');
+    expect(none.severity).toBe('info');
+    expect(none.message).toBe('Image copy and paste needs xclip, which is not installed on this server (text copy and paste works).');
+    expect(none.planStep).toBe('xclip');
+    expect(none.text).toEqual({ message: 'noXclip', fix: 'planXclip', params: {} });
+    const xsel = find(report({ ...bedLike(), clip: 'xsel' }).findings, 'NO_XCLIP');
+    expect(xsel.message).toMatch(/xsel is, but it carries text only/);
+    expect(xsel.text?.message).toBe('noXclipXsel');
+    expect(codes(report({ ...bedLike(), clip: 'xclip\nxsel' }).findings)).not.toContain('NO_XCLIP');
+  });
 });

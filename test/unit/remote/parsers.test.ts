@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  parseClipboardTools,
   isLoopbackAddress,
   parseGlxinfo,
   parseNvidiaProcVersion,
@@ -189,5 +190,14 @@ describe('VNC versions, start output, one-time passwords', () => {
 describe('probe sections', () => {
   it('splits at marker lines and keeps empty sections', () => {
     expect(splitSections('junk\n@@GD:a\n1\n2\n\n@@GD:b\n@@GD:end\n')).toEqual({ a: '1\n2', b: '', end: '' });
+  });
+});
+
+describe('parseClipboardTools (the probe\'s clip section)', () => {
+  it('names each of xclip and xsel found on PATH, and nothing else', () => {
+    expect(parseClipboardTools('xclip\nxsel')).toEqual({ xclip: true, xsel: true });
+    expect(parseClipboardTools('xsel')).toEqual({ xclip: false, xsel: true });
+    expect(parseClipboardTools('')).toEqual({ xclip: false, xsel: false });
+    expect(parseClipboardTools('/usr/bin/xclipper')).toEqual({ xclip: false, xsel: false });
   });
 });

@@ -35,6 +35,8 @@ export interface Scenario {
    * GPUs (its library of the driver's own version), else Mesa's lavapipe (the bed).
    */
   vulkan?: string;
+  /** The probe's "clip" section (xclip, xsel: one per line); undefined: a report from before it. */
+  clip?: string;
 }
 
 export function report(s: Scenario): ServerReport {
@@ -60,6 +62,7 @@ export function report(s: Scenario): ServerReport {
       dm: s.dm ?? '',
       video: s.video ?? '',
       vulkan: s.vulkan ?? defaultVulkan(s),
+      ...(s.clip !== undefined ? { clip: s.clip } : {}),
       end: '',
     },
     'gpu01',

@@ -188,3 +188,16 @@ describe('atomic config edits (run with the local /bin/sh)', () => {
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('.gpu-desk'))).toEqual([]);
   });
 });
+
+describe('set-up plan: xclip for image copy and paste', () => {
+  it('a server without xclip gets a step installing it, done once xclip is on PATH (EPEL first on RHEL); one with xclip gets none', () => {
+    expect(buildSetupPlan(report({ ...freshGpu('os-release-debian-12.txt'), clip: 'xclip' })).steps.map((s) => s.id)).not.toContain('xclip');
+    for (const file of ['os-release-ubuntu-22.04.txt', 'os-release-debian-12.txt', 'os-release-rocky-9.txt']) {
+      const step = buildSetupPlan(report({ ...freshGpu(file), clip: 'xsel' })).steps.find((s) => s.id === 'xclip')!;
+      expect(step.check).toBe('command -v xclip >/dev/null 2>&1');
+      expect(step.apply).toMatch(/install -y .*xclip/);
+      if (file.includes('rocky')) expect(step.apply).toMatch(/epel-release/);
+      expect(step.text).toEqual({ key: 'xclip', params: {} });
+    }
+  });
+});

@@ -24,6 +24,8 @@ function plans(): SetupPlan[] {
     [noBusId(), {}],
     [report(bedLike()), { allowUnverified: true }],
     [report(configured()), {}],
+    // No xclip on the server: the image copy and paste step.
+    [report({ ...freshGpu('os-release-rocky-9.txt'), clip: '' }), {}],
   ];
   return cases.map(([r, o]) => buildSetupPlan(r, o));
 }

@@ -45,6 +45,8 @@ export default {
     vulkaninfoMissing: 'vulkaninfo (package vulkan-tools) is not installed, so this report cannot list the Vulkan devices programs would draw on.',
     vulkanNoDevice: 'vulkaninfo finds no Vulkan device on this server ({{error}}): Vulkan programs cannot start.',
     vulkanCpuOnly: 'The only Vulkan device is {{devices}}, a software renderer: Vulkan programs work, but they draw on the CPU, slowly.',
+    noXclip: 'Image copy and paste needs xclip, which is not installed on this server (text copy and paste works).',
+    noXclipXsel: 'Image copy and paste needs xclip, which is not installed on this server: xsel is, but it carries text only (text copy and paste works).',
   },
   fix: {
     driverUbuntu: 'Install the driver with `sudo ubuntu-drivers install` (or `sudo apt install nvidia-driver-535-server`), reboot, then probe again',
@@ -95,5 +97,7 @@ export default {
     mesaVulkanDeb: 'Run the set-up plan, or `sudo apt-get install mesa-vulkan-drivers` (Mesa’s Vulkan drivers, with lavapipe on the CPU), then probe again',
     mesaVulkanRhel: 'Run the set-up plan, or `sudo dnf install mesa-vulkan-drivers` (Mesa’s Vulkan drivers, with lavapipe on the CPU), then probe again',
     vulkanNeedsGpu: 'Nothing to install for this server: drawing with Vulkan on a GPU needs one (an NVIDIA GPU with its driver, or an AMD or Intel GPU with Mesa’s Vulkan drivers)',
+    planXclip: 'Run the set-up plan, or install the xclip package (EPEL on RHEL), then probe again',
+    xclipOther: 'Install the distribution’s xclip package, then probe again',
   },
 } as const;

@@ -64,6 +64,10 @@ export default {
       title: 'Install Vulkan and the NVIDIA driver’s Vulkan library',
       why: 'Simulators such as Isaac Sim, SAPIEN and Genesis draw with Vulkan, which VirtualGL does not carry: the GPU driver’s own Vulkan renders on the GPU and shows in the VNC desktop, once the loader finds its driver file (ICD). This installs nvidia-driver-libs from the repository the driver came from, the same version as the driver ({{driver}}); it does not change the driver, and stops if the driver did not come from NVIDIA’s packages. vulkaninfo checks that the GPU is listed.',
     },
+    xclip: {
+      title: 'Install xclip for image copy and paste',
+      why: 'The viewer copies images (plots, screenshots) between this computer and the desktop through the X clipboard, with xclip; text copy and paste works without it. xsel, if installed, carries text only.',
+    },
   },
   verify: {
     mirror: 'The download is checked against the SHA-256 listed for {{asset}} in {{mirror}}/SHA256SUMS before anything is installed; a mismatch stops the step and deletes the file.',

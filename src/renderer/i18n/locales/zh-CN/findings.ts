@@ -44,6 +44,8 @@ const zhCN: Catalogue<typeof en> = {
     vulkaninfoMissing: '没有安装 vulkaninfo（vulkan-tools 软件包），所以本报告无法列出程序将用来绘图的 Vulkan 设备。',
     vulkanNoDevice: 'vulkaninfo 在这台服务器上找不到任何 Vulkan 设备（{{error}}）：Vulkan 程序无法启动。',
     vulkanCpuOnly: '唯一的 Vulkan 设备是 {{devices}}，一个软件渲染器：Vulkan 程序能运行，但在 CPU 上绘图，速度很慢。',
+    noXclip: '复制粘贴图片需要 xclip，但服务器上未安装（文本复制粘贴不受影响）。',
+    noXclipXsel: '复制粘贴图片需要 xclip，但服务器上未安装：已安装的 xsel 只能传送文本（文本复制粘贴不受影响）。',
   },
   fix: {
     driverUbuntu: '用 `sudo ubuntu-drivers install`（或 `sudo apt install nvidia-driver-535-server`）安装驱动，重启后再次检测',
@@ -94,6 +96,8 @@ const zhCN: Catalogue<typeof en> = {
     mesaVulkanDeb: '运行配置计划，或执行 `sudo apt-get install mesa-vulkan-drivers`（Mesa 的 Vulkan 驱动，含在 CPU 上运行的 lavapipe），然后再次检测',
     mesaVulkanRhel: '运行配置计划，或执行 `sudo dnf install mesa-vulkan-drivers`（Mesa 的 Vulkan 驱动，含在 CPU 上运行的 lavapipe），然后再次检测',
     vulkanNeedsGpu: '这台服务器无需安装什么：要用 GPU 进行 Vulkan 绘图，需要一块 GPU（带驱动的 NVIDIA GPU，或带 Mesa Vulkan 驱动的 AMD / Intel GPU）',
+    planXclip: '运行配置计划，或安装 xclip 软件包（RHEL 上在 EPEL 中），然后再次检测',
+    xclipOther: '安装发行版的 xclip 软件包，然后再次检测',
   },
 };
 export default zhCN;

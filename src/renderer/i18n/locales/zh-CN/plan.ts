@@ -63,6 +63,10 @@ const zhCN: Catalogue<typeof en> = {
       title: '安装 Vulkan 和 NVIDIA 驱动的 Vulkan 库',
       why: 'Isaac Sim、SAPIEN、Genesis 等仿真器用 Vulkan 绘图，而 VirtualGL 不转发 Vulkan：只要加载器找到 GPU 驱动的驱动文件（ICD），驱动自带的 Vulkan 就会在 GPU 上渲染并显示在 VNC 桌面里。这一步从驱动所在的软件源安装与驱动（{{driver}}）同一版本的 nvidia-driver-libs；不会更换驱动，如果驱动不是通过 NVIDIA 软件包安装的，这一步会停下并说明原因。完成后用 vulkaninfo 检查 GPU 是否列出。',
     },
+    xclip: {
+      title: '安装 xclip 以复制粘贴图片',
+      why: '查看器通过 X 剪贴板、借助 xclip 在本机与远程桌面之间复制图片（绘图、截图）；文本复制粘贴无需它。已安装的 xsel 只能传送文本。',
+    },
   },
   verify: {
     mirror: '安装前，下载的文件会与 {{mirror}}/SHA256SUMS 中为 {{asset}} 列出的 SHA-256 比对；不一致则停止此步骤并删除该文件。',

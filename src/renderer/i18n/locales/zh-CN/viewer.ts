@@ -67,7 +67,7 @@ const zhCN: Catalogue<typeof en> = {
     printScreen: '截屏（Print Screen）',
   },
   clip: {
-    auto: '自动将服务器剪贴板复制到本机',
+    auto: '自动双向共享剪贴板（文本和 PNG 图片）',
     tooLarge: '服务器剪贴板内容为 {{size}}，超过 gpu-desk 接受的上限 {{limit}}：未复制。',
     aria: '剪贴板',
     remote: '远程剪贴板',
@@ -203,5 +203,18 @@ const zhCN: Catalogue<typeof en> = {
   },
   newWindow: '新窗口',
   newWindowTitle: '在另一个窗口中打开此桌面（可同时并排查看多个桌面）',
+  clipSync: {
+    pasteImage: '从服务器粘贴图片',
+    imageToServer: '图片（{{size}}）已复制到服务器剪贴板。',
+    imageFromServer: '服务器上的图片（{{size}}）已复制到本机剪贴板。',
+    tooLarge: '图片大小为 {{size}}，只共享不超过 {{limit}} 的图片：未复制。',
+    tooLargeServer: '服务器上的图片超过 {{limit}}：未复制。',
+    textTooLarge: '复制的文本为 {{size}}，超过剪贴板可传送的 1 MiB：未发送。',
+    noXclip: '复制粘贴图片需要服务器安装 xclip：请在“设置”页安装（文本仍可复制）。',
+    xselOnly: '服务器上的 xsel 只能传送文本：如需图片请安装 xclip（“设置”页有此步骤）。',
+    noImage: '服务器剪贴板中没有图片。',
+    denied: 'gpu-desk 无权访问本机剪贴板：请允许其访问剪贴板，或使用“剪贴板”面板。',
+    failed: '图片未能复制：服务器的显示未响应 xclip。',
+  },
 };
 export default zhCN;
