@@ -38,6 +38,8 @@ import type {
   UploadTicket,
   VncSessionView,
   ViewOnlyInviteView,
+  DesktopRunView,
+  DesktopRunStateView,
   ViewerTicket,
   VideoTicket,
   ViewerGpuSample,
@@ -183,6 +185,24 @@ export const methods = {
   'sessions.kill': m(z.strictObject({ connectionId: id, display }), out<void>()),
   /** TurboVNC: a view-only one-time password for display N, and what a colleague runs to watch it. */
   'sessions.invite': m(z.strictObject({ connectionId: id, display }), out<ViewOnlyInviteView>()),
+
+  /**
+   * "Run in desktop…": a command line run in display N as a program of the desktop (detached; its
+   * output kept in a log on the server), through VirtualGL's vglrun with this back end ("egl", "egl0",
+   * a DRI device or a GLX display) or none (null).
+   */
+  'runs.start': m(
+    z.strictObject({
+      connectionId: id, display,
+      command: z.string().min(1).max(4096).refine((c) => !c.includes('\0') && c.trim() !== '', 'command: a command line, e.g. vkcube'),
+      virtualgl: z.string().max(64).regex(/^(egl\d*|\/dev\/dri\/card\d+|:\d+(\.\d+)?)$/, 'virtualgl: egl, eglN, /dev/dri/cardN or :N').nullable(),
+    }),
+    out<DesktopRunView>(),
+  ),
+  /** Whether the program still runs, its exit status, and the last 64 KiB of its output. */
+  'runs.output': m(z.strictObject({ runId: id }), out<DesktopRunStateView>()),
+  /** Ends the program and what it started (TERM to its process group). */
+  'runs.stop': m(z.strictObject({ runId: id }), out<void>()),
 
   /** The plan to review, with the id of exactly this plan: setup.apply runs only a plan shown. */
   'setup.plan': m(z.strictObject({ connectionId: id, options: setupOptions.optional() }), out<SetupPlanView & { planId: string }>()),

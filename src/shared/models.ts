@@ -189,7 +189,7 @@ export interface ServerReportView {
   sudo: 'root' | 'passwordless' | 'password' | 'absent' | 'unknown';
   nvidia: { driverVersion: string | null; smiError: string | null };
   gpus: GpuView[];
-  virtualgl: { installed: boolean; version: string | null; eglUsable: boolean; eglReason: string };
+  virtualgl: { installed: boolean; version: string | null; eglUsable: boolean; eglReason: string; eglDevice: string | null };
   xserver: { running: boolean; renderer: string | null; softwareRenderer: boolean };
   vnc: { flavor: VncFlavor; version: string | null };
   sessions: VncSessionView[];
@@ -529,4 +529,21 @@ export interface ViewerGpuSample {
   /** Why no machine could be asked: a job's desktop that is not open; else null. */
   why: 'no-link' | null;
   gpus: GpuFiguresView[];
+}
+
+/** A program started in a desktop from gpu-desk ("Run in desktop…"). */
+export interface DesktopRunView {
+  runId: string;
+  display: number;
+  /** The vglrun wrapping it, or null (not asked for, or no VirtualGL on the server). */
+  vglrun: string | null;
+}
+
+/** A started program now: running or its exit status, and the tail of what it printed. */
+export interface DesktopRunStateView {
+  running: boolean;
+  exitCode: number | null;
+  output: string;
+  /** Only the last part of the output is shown (the log on the server has all of it). */
+  truncated: boolean;
 }

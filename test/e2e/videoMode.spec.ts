@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import type { Locator, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { serverScreen, windowViewable } from '../bed';
 import { startDelayProxy } from '../bed/delayProxy';
 import { addProfile, expect, test, type Env } from './fixtures';
+import { startAndView, stopAndDisconnect } from './desktopSteps';
 import { ssim } from './ssim';
 import { typeOnRemote } from './typing';
 import { canvasDigest, canvasRgb, canvasSize, chooseLossless, pixelsUnlikeServer } from './viewerPixels';
@@ -25,33 +26,6 @@ function encoderCommandLines(env: Env, display: number): string[] {
   } catch {
     return [];
   }
-}
-
-/** A key-file profile connected, a TurboVNC desktop started at `size` and viewed (the viewer connected). */
-async function startAndView(page: Page, env: Env, name: string, size: string): Promise<{ display: number; row: Locator }> {
-  fs.writeFileSync(`${env.home}/known_hosts`, `${env.bed.knownHostsLine}\n`);
-  await env.app.open(page);
-  await addProfile(page, env, name);
-  await page.getByRole('button', { name: `Connect to ${name}` }).click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible({ timeout: 30_000 });
-  await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill(size);
-  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-  await page.getByRole('button', { name: 'Start desktop' }).click();
-  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
-  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
-  await row.getByRole('button', { name: `View display ${display}` }).click();
-  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
-  return { display, row };
-}
-
-/** From the server page: the desktop stopped (and gone from the list), then the server disconnected. */
-async function stopAndDisconnect(page: Page, row: Locator, display: number): Promise<void> {
-  await row.getByRole('button', { name: `Stop display ${display}` }).click();
-  await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
-  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
-  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
 }
 
 async function chooseCodec(page: Page, codec: 'vnc' | 'video' | 'auto'): Promise<void> {

@@ -29,6 +29,8 @@ export const LATIN_TERMS = new Set(
     'nvidia-vulkan-icd', 'nvidia-driver-libs', 'Isaac', 'Sim', 'SAPIEN', 'Genesis',
     // Image copy and paste: the X clipboard tools and the image format they carry.
     'xclip', 'xsel', 'PNG',
+    // Run in desktop: the Vulkan demo it is tried with.
+    'vkcube',
   ].map((w) => w.toLowerCase()),
 );
 

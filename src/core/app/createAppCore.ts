@@ -22,6 +22,7 @@ import { HttpChecks } from './services/httpChecks';
 import { Keys } from './services/keys';
 import { Profiles } from './services/profiles';
 import { Servers } from './services/servers';
+import { DesktopRuns } from './services/desktopRuns';
 import { appHandlers, settingsHandlers } from './services/settings';
 import { Tunnels } from './services/tunnels';
 import { Viewers } from './services/viewers';
@@ -124,6 +125,7 @@ export class AppCore {
       },
       log,
     });
+    const desktopRuns = new DesktopRuns({ shell: (id) => ready(id).conn, log });
     const files = new FileTransfers({ sftp: (id) => connections.sftp(id), emit, chooseSaveFolder: deps.chooseSaveFolder });
 
     // Closing a connection: each service lets go of its part, in this order, before the link goes.
@@ -133,6 +135,7 @@ export class AppCore {
     connections.onClose((c) => tunnels.forget(c.id));
     connections.onClose((c) => forwards.forget(c.id));
     connections.onClose((c) => servers.forget(c.id));
+    connections.onClose((c) => desktopRuns.forget(c.id));
     connections.onClose((c) => http.forget(c.id));
     connections.onClosed(() => tunnels.announce());
     connections.onClosed(() => forwards.announce());
@@ -153,6 +156,7 @@ export class AppCore {
       ...forwards.handlers(),
       ...files.handlers(),
       ...clipboardImages.handlers(),
+      ...desktopRuns.handlers(),
     };
   }
 

@@ -32,7 +32,7 @@ export function reportView(r: ServerReport): ServerReportView {
     sudo: r.sudo,
     nvidia: { driverVersion: r.nvidia.driverVersion, smiError: r.nvidia.smiError },
     gpus: r.gpus.map(gpuView),
-    virtualgl: { installed: r.virtualgl.installed, version: r.virtualgl.version, eglUsable: r.virtualgl.eglUsable, eglReason: r.virtualgl.eglReason },
+    virtualgl: { installed: r.virtualgl.installed, version: r.virtualgl.version, eglUsable: r.virtualgl.eglUsable, eglReason: r.virtualgl.eglReason, eglDevice: r.virtualgl.eglDevice ?? null },
     xserver: { running: r.xserver.running, renderer: r.xserver.renderer, softwareRenderer: r.xserver.softwareRenderer },
     vnc: { flavor: r.vnc.flavor, version: r.vnc.version },
     sessions: r.sessions.map(sessionView),

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
 import { Dialog } from '../app/Dialog';
 import { MonitorsGeometryButton } from './MonitorsGeometryButton';
+import { RunInDesktop } from './RunInDesktop';
 
 /** The server's VNC desktops: open one in the viewer or as a tunnel only, start a new one, stop one. */
 export function Sessions({ connectionId, profile, report }: { connectionId: string; profile?: Profile; report: ServerReportView | null }) {
@@ -23,6 +24,7 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
   const [killing, setKilling] = useState<VncSessionView | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [started, setStarted] = useState<VncSessionView | null>(null);
+  const [running, setRunning] = useState<number | null>(null);
 
   const reload = useCallback(async () => {
     try {
@@ -102,6 +104,7 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
                 <td className="actions">
                   <button className="primary" onClick={() => view(s.display)} aria-label={t('sessions.viewAria', { display: s.display })}>{t('sessions.view')}</button>
                   <button onClick={() => tunnel(s.display)} disabled={busy === `tunnel-${s.display}`} aria-label={t('sessions.tunnelAria', { display: s.display })}>{t('sessions.tunnelOnly')}</button>
+                  <button onClick={() => setRunning(s.display)} aria-label={t('sessions.runAria', { display: s.display })}>{t('sessions.run')}</button>
                   <button className="danger" onClick={() => setKilling(s)} disabled={busy === `kill-${s.display}`} aria-label={t('sessions.stopAria', { display: s.display })}>{busy === `kill-${s.display}` ? t('sessions.stopping') : t('sessions.stop')}</button>
                 </td>
               </tr>
@@ -139,6 +142,7 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
           <button type="button" disabled={!/^\d{1,2}$/.test(manual)} onClick={() => tunnel(Number(manual))}>{t('sessions.tunnelOnly')}</button>
         </form>
       </details>
+      {running !== null && <RunInDesktop connectionId={connectionId} display={running} report={report} onClose={() => setRunning(null)} />}
       {killing && (
         <Dialog title={t('sessions.stopTitle', { display: killing.display })} onCancel={() => setKilling(null)}>
           <p>{t('sessions.stopText')}</p>
