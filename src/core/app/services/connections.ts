@@ -200,7 +200,9 @@ export class Connections {
       conn.on('state', (ev: ConnectionStateEvent) => {
         e.state = ev.state;
         e.error = ev.reason ? { code: ev.code ?? 'CONNECTION_LOST', message: redactSecrets(ev.reason, e.typed) } : ev.state === 'ready' ? null : e.error;
-        if (ev.state === 'closed') this.deps.prompts.cancelFor(id);
+        // A question of an attempt that is over is no question any more: closed, a failed reconnect
+        // attempt (the next one asks again if it must), or connected again by a later attempt.
+        if (ev.state === 'closed' || ev.state === 'reconnecting' || ev.state === 'ready') this.deps.prompts.cancelFor(id);
         if (ev.state !== 'ready') e.sftp = null;
         this.deps.emit('connection.state', this.view(e));
         if (ev.state === 'ready') for (const hook of this.readyHooks) hook(live);

@@ -6,7 +6,9 @@ import { redactSecrets } from '../../../../src/core/errors';
 import { FileTransfers } from '../../../../src/core/app/services/files';
 import { PromptBroker } from '../../../../src/core/app/prompts';
 import type { RemoteOps } from '../../../../src/core/app/remoteOps';
+import { ClipboardImages } from '../../../../src/core/app/services/clipboardImages';
 import { Clusters } from '../../../../src/core/app/services/clusters';
+import { DesktopRuns } from '../../../../src/core/app/services/desktopRuns';
 import { Connections } from '../../../../src/core/app/services/connections';
 import { Forwards } from '../../../../src/core/app/services/forwards';
 import { HttpChecks } from '../../../../src/core/app/services/httpChecks';
@@ -39,6 +41,8 @@ describe('every contract method is served by the service of its namespace', () =
       [['tunnels'], new Tunnels(none).handlers()],
       [['forwards'], new Forwards(none).handlers()],
       [['files'], new FileTransfers(none).handlers()],
+      [['clipboard'], new ClipboardImages(none).handlers()],
+      [['runs'], new DesktopRuns(none).handlers()],
     ];
     const served: string[] = [];
     for (const [ns, h] of services) {

@@ -1,0 +1,99 @@
+/**
+ * A reconnect attempt that had to ask (here: the server refused the key, so the password is asked
+ * for) and then died with the server must not leave its question open once a later attempt gets
+ * through with the key: the window gets `prompt.cancel` for it. A fresh-clone CI run saw a password
+ * dialog left over a viewer that had reconnected, blocking every click.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppCore } from '../../../src/core/app/createAppCore';
+import type { RemoteOps } from '../../../src/core/app/remoteOps';
+import { ProfileStore } from '../../../src/core/profiles/profileStore';
+import type { ChannelHub } from '../../../src/core/vnc/channelHub';
+import type { PromptRequest } from '../../../src/shared/models';
+import { cleanupAll, registerCleanup, startSshd, type SshdBed } from '../../bed';
+import { memorySecrets } from '../../unit/app/services/fakes';
+
+let bed: SshdBed;
+let core: AppCore;
+const asked: PromptRequest[] = [];
+const cancelled: string[] = [];
+
+beforeAll(async () => {
+  bed = await startSshd();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-reconnect-prompts-'));
+  core = new AppCore({
+    profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
+    knownHostsFile: path.join(dir, 'known_hosts'),
+    settingsFile: path.join(dir, 'settings.json'),
+    hub: {} as ChannelHub,
+    channelBase: () => 'ws://127.0.0.1:1',
+    emit: (event, payload) => {
+      if (event === 'prompt.cancel') cancelled.push((payload as { promptId: string }).promptId);
+      if (event !== 'prompt') return;
+      const p = payload as PromptRequest;
+      // The host key is accepted; any other question is left for the person, who does not answer.
+      if (p.kind === 'hostKey') void core.handlers()['prompts.answer']({ promptId: p.promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
+      else asked.push(p);
+    },
+    remote: {} as RemoteOps,
+    shell: 'harness',
+    version: 'test',
+    secrets: memorySecrets(),
+    sshConfigPath: null,
+    userKnownHostsFiles: [],
+  });
+  registerCleanup(async () => {
+    await core.shutdown();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+}, 60_000);
+afterAll(cleanupAll);
+
+async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, what: string, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('questions of a reconnect attempt that is over', () => {
+  it('are cancelled when a later attempt connects', { timeout: 180_000 }, async () => {
+    const h = core.handlers();
+    const p = await h['profiles.save']({
+      profile: {
+        name: 'rk', host: '127.0.0.1', port: bed.port, user: bed.user, jumpHosts: [], auth: { kind: 'key-file', path: bed.userKeyPath },
+        display: {}, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
+      },
+    });
+    const cid = (await h['connections.open']({ profileId: p.id })).id;
+    const state = () => h['connections.list']({}).then((cs) => cs.find((c) => c.id === cid)?.state);
+    expect(await state()).toBe('ready');
+    expect(asked).toEqual([]);
+
+    // The server comes back without the key authorised: the attempt falls through to asking.
+    const keys = fs.readFileSync(bed.authorizedKeysPath);
+    await bed.kill();
+    fs.writeFileSync(bed.authorizedKeysPath, '');
+    registerCleanup(() => fs.writeFileSync(bed.authorizedKeysPath, keys));
+    await bed.restart();
+    const q = (await until(async () => asked.slice(), (a) => a.length > 0, 'the reconnect attempt to ask'))[0];
+    expect(['password', 'keyboardInteractive']).toContain(q.kind);
+    expect(cancelled).not.toContain(q.promptId);
+
+    // The key is authorised again and the server restarts under the waiting attempt: a later attempt connects with the key.
+    fs.writeFileSync(bed.authorizedKeysPath, keys);
+    await bed.kill();
+    await bed.restart();
+    await until(state, (s) => s === 'ready', 'connected again', 120_000);
+    expect(cancelled).toContain(q.promptId);
+    // Every question asked on the way is closed, and nothing waits for an answer.
+    for (const a of asked) expect(cancelled).toContain(a.promptId);
+    await h['connections.close']({ connectionId: cid });
+  });
+});
