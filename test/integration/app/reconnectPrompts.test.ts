@@ -15,6 +15,7 @@ import type { ChannelHub } from '../../../src/core/vnc/channelHub';
 import type { PromptRequest } from '../../../src/shared/models';
 import { cleanupAll, registerCleanup, startSshd, type SshdBed } from '../../bed';
 import { memorySecrets } from '../../unit/app/services/fakes';
+import { until } from '../../helpers/until';
 
 let bed: SshdBed;
 let core: AppCore;
@@ -51,16 +52,6 @@ beforeAll(async () => {
   });
 }, 60_000);
 afterAll(cleanupAll);
-
-async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, what: string, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('questions of a reconnect attempt that is over', () => {
   it('are cancelled when a later attempt connects', { timeout: 180_000 }, async () => {

@@ -11,6 +11,7 @@ import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection
 import { killSession, startSession } from '../../../src/core/remote/vncSessions';
 import { desktopRunState, runInDesktop, stopDesktopRun, type DesktopRun } from '../../../src/core/remote/desktopRun';
 import { GpuDeskError } from '../../../src/core/errors';
+import { until } from '../../helpers/until';
 
 let bed: SshdBed;
 let conn: SshConnection;
@@ -27,19 +28,8 @@ afterAll(async () => {
   await cleanupAll();
 });
 
-/** Polls cond until it holds (each poll is a round trip to the server), else fails naming what it waited for. */
-async function until(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function ended(run: DesktopRun) {
-  let s = await desktopRunState(conn, run);
-  await until('the program to end', async () => !(s = await desktopRunState(conn, run)).running, 60_000);
-  return s;
+function ended(run: DesktopRun) {
+  return until(() => desktopRunState(conn, run), (s) => !s.running, 'the program to end');
 }
 
 describe('Run in desktop (real sshd, TurboVNC)', { timeout: 120_000 }, () => {
@@ -58,15 +48,14 @@ describe('Run in desktop (real sshd, TurboVNC)', { timeout: 120_000 }, () => {
   it('keeps running after the channel that started it closed; Stop ends the program and its children', async () => {
     // A child of the command line's shell: Stop must reach it too (the whole process group).
     const run = await runInDesktop(conn, display, 'sleep 300 & echo child=$!; wait', null);
-    let s = await desktopRunState(conn, run);
-    await until('the child’s pid in the output', async () => /child=\d+/.test((s = await desktopRunState(conn, run)).output), 30_000);
+    const s = await until(() => desktopRunState(conn, run), (x) => /child=\d+/.test(x.output), 'the child’s pid in the output', 30_000);
     expect(s.running).toBe(true);
     const child = Number(/child=(\d+)/.exec(s.output)![1]);
     expect(fs.existsSync(`/proc/${child}`)).toBe(true);
     await stopDesktopRun(conn, run);
     const after = await ended(run);
     expect(after.exitCode).not.toBe(0);
-    await until('the child gone', () => !fs.existsSync(`/proc/${child}`) || fs.readFileSync(`/proc/${child}/stat`, 'utf8').split(' ')[2] === 'Z', 30_000);
+    await until(() => !fs.existsSync(`/proc/${child}`) || fs.readFileSync(`/proc/${child}/stat`, 'utf8').split(' ')[2] === 'Z', (gone) => gone, 'the child gone', 30_000);
   });
 
   it('with VirtualGL asked for, OpenGL renders through vglrun on the EGL device (glxinfo says so)', async () => {
