@@ -56,7 +56,7 @@ let shotNo = 0;
  * that open the bed's own terminal under openbox), a private GPU_DESK_HOME and keychain service,
  * and the harness in this process serving the built renderer.
  */
-export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell }>({
+export const test = base.extend<{ electronGate: void; afterEachTest: void }, { env: Env; shell: Shell }>({
   shell: ['harness', { option: true, scope: 'worker' }],
   // The Electron project on a box without the binary: each spec says plainly it did not run.
   electronGate: [
@@ -66,6 +66,24 @@ export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell
         testInfo.skip(true, `Electron binary not available: ${electron.missing}`);
       }
       await use();
+    },
+    { auto: true },
+  ],
+  // Each test leaves the worker's app as it found it: a connection a test left open would otherwise
+  // live on into later tests (one whose key a test removed, reconnecting when a later test restarts
+  // the bed's sshd, asked for a password over that test's viewer). A failed test also prints what
+  // the app and the bed's sshd logged meanwhile: CI keeps only its output.
+  afterEachTest: [
+    async ({ env }, use, testInfo) => {
+      const from = env.log.length;
+      const sshdFrom = fileSize(env.bed.logPath);
+      await use();
+      if (testInfo.status !== testInfo.expectedStatus) {
+        console.log(`*** app log during "${testInfo.title}" (last 80 lines):\n${env.log.slice(from).slice(-80).join('\n')}`);
+        console.log(`*** bed sshd log during it (last 60 lines):\n${fileTail(env.bed.logPath, sshdFrom, 60)}`);
+      }
+      const left = await env.app.invoke('connections.list', {}).catch(() => []);
+      for (const c of left) await env.app.invoke('connections.close', { connectionId: c.id }).catch(() => {});
     },
     { auto: true },
   ],
@@ -178,6 +196,22 @@ export const test = base.extend<{ electronGate: void }, { env: Env; shell: Shell
     { scope: 'worker' },
   ],
 });
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function fileTail(file: string, from: number, lines: number): string {
+  try {
+    return fs.readFileSync(file).subarray(from).toString('utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch (e) {
+    return `(unreadable: ${(e as Error).message})`;
+  }
+}
 
 export { expect };
 
