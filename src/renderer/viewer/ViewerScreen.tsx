@@ -20,6 +20,9 @@ import { VideoMode, type VideoView } from './video/videoMode';
 import { fromServerClipboard } from './serverClipboard';
 import { InviteDialog } from './InviteDialog';
 import { LOSSLESS_SHORTCUT, useLosslessShortcut } from './losslessShortcut';
+import { GRAB_SHORTCUT } from './keyboardGrab';
+import { useKeyboardGrab } from './useKeyboardGrab';
+import { usePointerLock, type Point } from './pointerLock';
 
 type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 
@@ -90,6 +93,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const [closing, setClosing] = useState(false);
   const [inviting, setInviting] = useState(false);
   useLosslessShortcut(session);
+  const pointer = usePointerLock(screenRef, mouseAt(session));
+  const grab = useKeyboardGrab(prefs.grabInFullScreen, pointer);
   const display = fixedDisplay ?? jobRoute?.display ?? null;
 
   useEffect(() => {
@@ -251,7 +256,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
     : null;
 
   return (
-    <section className="viewer" aria-label={job ? tCluster('viewer.aria', { jobId: job }) : t('aria', { display: display ?? '' })} data-phase={phase} data-display={display ?? undefined}>
+    <section className="viewer" data-keyboard-grab={grab.grabbed ? 'on' : 'off'} data-keyboard-lock={grab.lock} data-pointer-lock={pointer.locked ? 'on' : 'off'} aria-label={job ? tCluster('viewer.aria', { jobId: job }) : t('aria', { display: display ?? '' })} data-phase={phase} data-display={display ?? undefined}>
       <div className="viewer-bar" role="toolbar" aria-label={t('toolbar')}>
         {job
           ? <button onClick={() => (jobEnded ? go({ screen: 'cluster', connectionId, profileId: profile?.id ?? '' }) : setClosing(true))} data-testid="job-viewer-close">{tCluster('viewer.close')}</button>
@@ -272,6 +277,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         <label className="check"><input type="checkbox" checked={prefs.viewOnly} onChange={(e) => update({ ...prefs, viewOnly: e.target.checked })} /> {t('viewOnly')}</label>
         <label className="check"><input type="checkbox" checked={prefs.showHud} onChange={(e) => update({ ...prefs, showHud: e.target.checked })} data-testid="toggle-hud" /> {t('figures')}</label>
         <button onClick={fullscreen}>{t('fullScreen')}</button>
+        <button aria-pressed={grab.grabbed} onClick={() => { grab.toggle(); session.current?.focus(); }} aria-keyshortcuts={GRAB_SHORTCUT.aria} title={t('grab.title', { keys: GRAB_SHORTCUT.label })} data-testid="keyboard-grab">{t('grab.button')}</button>
+        <button aria-pressed={pointer.locked} onClick={() => { pointer.toggle(); session.current?.focus(); }} title={t('pointer.title', { keys: GRAB_SHORTCUT.label })} data-testid="pointer-lock" disabled={phase !== 'connected'}>{t('pointer.button')}</button>
         <span className={`phase phase-${phase}`} role="status" data-testid="viewer-phase" data-phase={phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}>{t(`phase.${phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}`)}</span>
       </div>
       {job && <JobViewerBar job={jobView} route={jobRoute} />}
@@ -281,6 +288,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         data-testid="viewer-drop"
         {...drop.handlers}
       >
+        {grab.grabbed && <p className="grab-indicator" role="status" data-testid="keyboard-grabbed">{t('grab.on', { keys: GRAB_SHORTCUT.label })}</p>}
+        {pointer.locked && <p className="grab-indicator pointer-indicator" role="status" data-testid="pointer-locked">{t('pointer.on')}</p>}
         {drop.over && <div className="viewer-overlay drop-overlay">{tFiles('dropOnViewer')}</div>}
         <aside className="viewer-dock">
           <ForwardsPanel connectionId={connectionId} profile={profile} autoOpen compact />
@@ -311,6 +320,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
             {KEY_COMBOS.map((k) => (
               <button key={k.label} role="menuitem" onClick={() => { session.current?.sendCombo(k.keys); setPanel(null); session.current?.focus(); }}>{k.words ? t(`keys.${k.words}`) : k.label}</button>
             ))}
+            <label className="check"><input type="checkbox" role="menuitemcheckbox" checked={prefs.grabInFullScreen} onChange={(e) => update({ ...prefs, grabInFullScreen: e.target.checked })} data-testid="grab-in-full-screen" /> {t('grab.inFullScreen')}</label>
           </div>
         )}
         {panel === 'clipboard' && (
@@ -338,4 +348,12 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
     </section>
   );
 
+}
+
+/** Where noVNC last put the remote pointer (canvas CSS pixels), for the pointer lock to start from. */
+function mouseAt(session: { current: ViewerSession | null }): () => Point | null {
+  return () => {
+    const p = (session.current?.rfb as unknown as { _mousePos?: Partial<Point> } | undefined)?._mousePos;
+    return typeof p?.x === 'number' && typeof p.y === 'number' ? { x: p.x, y: p.y } : null;
+  };
 }
