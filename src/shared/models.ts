@@ -42,6 +42,8 @@ export interface ViewerPrefs {
   videoMaxKbps: number;
   /** The server's clipboard goes to the desk's on its own (off: only through the clipboard panel). */
   autoClipboard: boolean;
+  /** Keyboard grab on entering full screen (keys the local desk would take go to the remote desktop). */
+  grabInFullScreen: boolean;
 }
 
 export type ViewerCodec = 'vnc' | 'video' | 'auto';
@@ -74,6 +76,7 @@ export const defaultViewerPrefs: ViewerPrefs = {
   videoMinKbps: 1000,
   videoMaxKbps: 50_000,
   autoClipboard: true,
+  grabInFullScreen: true,
 };
 
 // A saved server and its parts: defined once, as zod schemas, in profileSchema.ts.

@@ -237,11 +237,19 @@ test('a reconnect in video mode: the SSH link drops, the viewer says so, the ser
   await chooseCodec(page, 'video');
   await expect(page.getByTestId('hud-codec')).toHaveText('H.264 video', { timeout: 30_000 });
   await page.getByTestId('codec-panel').getByRole('button', { name: 'Close quality panel' }).click();
+  await expect.poll(() => ssimWithServer(page, env, display), { timeout: 30_000, message: 'SSIM of the video frame against the server\'s screenshot before the drop' }).toBeGreaterThanOrEqual(0.98);
+  const { w, h } = await canvasSize(page);
 
   // The server's sshd goes away (its sessions with it: the encoder's channel closes, so ffmpeg ends);
   // the desktop itself (vncserver, detached) stays.
   await env.bed.kill();
   await expect(page.getByTestId('viewer-phase')).toHaveText('reconnecting', { timeout: 30_000 });
+  // Meanwhile the last picture stays on screen (under the overlay), not a black box: still the server's screen.
+  const lastPicture = '[data-testid="last-picture"] canvas';
+  await expect(page.locator(lastPicture)).toHaveCount(1);
+  const kept = await canvasRgb(page, { x: 0, y: 0, w, h }, lastPicture);
+  expect(kept, 'the kept picture has the desktop\'s size').not.toBeNull();
+  expect(ssim(kept!, await serverScreen(env.bed.home, display, { x: 0, y: 0, w, h }), w, h)).toBeGreaterThanOrEqual(0.98);
   await expect.poll(() => encoders(env, display).length, { timeout: 10_000 }).toBe(0);
   await env.bed.restart();
   await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 90_000 });
@@ -251,6 +259,8 @@ test('a reconnect in video mode: the SSH link drops, the viewer says so, the ser
   await expect(page.getByTestId('hud-codec')).toHaveText('H.264 video', { timeout: 30_000 });
   await expect.poll(() => encoders(env, display).length, { timeout: 30_000 }).toBe(1);
   await expect.poll(() => ssimWithServer(page, env, display), { timeout: 30_000, message: 'SSIM of the video frame against the server\'s screenshot after the reconnect' }).toBeGreaterThanOrEqual(0.98);
+  // The new viewer drew over it, and the kept picture is gone.
+  await expect(page.locator(lastPicture)).toHaveCount(0, { timeout: 10_000 });
 
   await page.getByRole('button', { name: 'Back to the server' }).click();
   await expect.poll(() => encoders(env, display).length, { timeout: 10_000 }).toBe(0);

@@ -17,7 +17,7 @@ export function canvasSize(page: Page): Promise<{ w: number; h: number }> {
 }
 
 /** The viewer canvas's pixels in `rect` as packed RGB; null while the canvas is smaller than that. */
-export async function canvasRgb(page: Page, rect: Rect): Promise<Buffer | null> {
+export async function canvasRgb(page: Page, rect: Rect, selector = CANVAS): Promise<Buffer | null> {
   const b64 = await page.evaluate(([sel, x, y, w, h]) => {
     const el = document.querySelector<ViewerCanvas>(sel as string);
     const c = el?.[Symbol.for('gpu-desk.viewer.offscreen')] ?? el;
@@ -28,7 +28,7 @@ export async function canvasRgb(page: Page, rect: Rect): Promise<Buffer | null> 
     let s = '';
     for (let i = 0; i < rgb.length; i += 0x8000) s += String.fromCharCode(...rgb.subarray(i, i + 0x8000));
     return btoa(s);
-  }, [CANVAS, rect.x, rect.y, rect.w, rect.h] as const);
+  }, [selector, rect.x, rect.y, rect.w, rect.h] as const);
   return b64 === null ? null : Buffer.from(b64, 'base64');
 }
 

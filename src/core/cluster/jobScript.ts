@@ -75,12 +75,14 @@ n=""; pid=""
 stop() {
   rc=$1
   trap - TERM INT HUP EXIT
-  # Slurm kills what is left after KillWait: the X server is ended directly first (vncserver -kill is
-  # a Perl start and a 1 s sleep), then the job's files, then vncserver's own bookkeeping.
+  # Slurm kills what is left after KillWait (on a loaded node that can come soon): the X server's pid
+  # is read, the job's files go first (a connection file left behind would point at a dead desktop),
+  # then the X server is ended directly (vncserver -kill is a Perl start and a 1 s sleep), then
+  # vncserver's own bookkeeping.
   xp=""; [ -n "$n" ] && xp=$(cat "$HOME/.vnc/$vhost:$n.pid" 2>/dev/null)
+  rm -rf "$dir"
   case "$xp" in ''|*[!0-9]*) ;; *) [ "$(cat "/proc/$xp/comm" 2>/dev/null)" = Xvnc ] && kill "$xp" 2>/dev/null ;; esac
   [ -n "$pid" ] && kill "$pid" 2>/dev/null
-  rm -rf "$dir"
   [ -n "$n" ] && "$vnc/vncserver" -kill ":$n" >/dev/null 2>&1
   exit "$rc"
 }

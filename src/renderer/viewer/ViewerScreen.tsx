@@ -23,6 +23,10 @@ import { InviteDialog } from './InviteDialog';
 import { LOSSLESS_SHORTCUT, useLosslessShortcut } from './losslessShortcut';
 import { useScreensChoice } from './ScreensChoice';
 import { viewerHash } from '../app/viewerLink';
+import { GRAB_SHORTCUT } from './keyboardGrab';
+import { useKeyboardGrab } from './useKeyboardGrab';
+import { useFullScreenCaptureRelease } from './fullScreenCapture';
+import { usePointerLock, type Point } from './pointerLock';
 
 type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 
@@ -57,6 +61,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const tRef = useRef(t);
   tRef.current = t;
   const screenRef = useRef<HTMLDivElement>(null);
+  // The last picture of a viewer that dropped, kept under the next one until that one draws.
+  const lastRef = useRef<HTMLDivElement>(null);
   const wrapRef = useRef<HTMLDivElement>(null);
   const session = useRef<ViewerSession | null>(null);
   const videoMode = useRef<VideoMode | null>(null);
@@ -104,6 +110,9 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const clip = useClipboardSync({ api, session, viewerId, screen: screenRef, enabled: prefs.autoClipboard && !prefs.viewOnly, connected: phase === 'connected' });
   const clipRef = useRef(clip);
   clipRef.current = clip;
+  const pointer = usePointerLock(screenRef, mouseAt(session));
+  const grab = useKeyboardGrab(prefs.grabInFullScreen, pointer);
+  useFullScreenCaptureRelease();
   const display = fixedDisplay ?? jobRoute?.display ?? null;
 
   useEffect(() => {
@@ -170,6 +179,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
             setWhy(null);
             s.focus();
           } else if (st === 'disconnected') {
+            keepLastPicture(s, lastRef.current);
             if (detail?.reason) { setPhase('lost'); setWhy(detail.reason); }
             else if (s.channel.closeCode === 1011 && sshStateRef.current === 'ready') { setPhase('lost'); setWhy(tRef.current('overlay.notRunning', { display: ticket.display, reason: s.channel.closeReason || tRef.current('overlay.nothingListens') })); }
             // Anything else is retried: a dropped SSH link comes back, and a desktop that is gone
@@ -178,6 +188,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
           }
         },
         onSample: (x) => {
+          // Once connected again, a second of the new viewer has drawn over the kept picture.
+          if (!cancelled && s.state === 'connected') lastRef.current?.replaceChildren();
           if (!cancelled) setHistory(s.history.all());
           vm.tick(x.fps);
         },
@@ -254,7 +266,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
 
   const fullscreen = () => {
     if (document.fullscreenElement) void document.exitFullscreen();
-    else void wrapRef.current?.requestFullscreen().catch(() => {});
+    // Keys typed in full screen go to the remote desktop at once, not to the button that was clicked.
+    else void wrapRef.current?.requestFullscreen().then(() => session.current?.focus(), () => {});
   };
 
   const sshState = conn?.state;
@@ -268,7 +281,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
     : null;
 
   return (
-    <section className="viewer" aria-label={job ? tCluster('viewer.aria', { jobId: job }) : t('aria', { display: display ?? '' })} data-phase={phase} data-display={display ?? undefined}>
+    <section className="viewer" data-keyboard-grab={grab.grabbed ? 'on' : 'off'} data-keyboard-lock={grab.lock} data-pointer-lock={pointer.locked ? 'on' : 'off'} aria-label={job ? tCluster('viewer.aria', { jobId: job }) : t('aria', { display: display ?? '' })} data-phase={phase} data-display={display ?? undefined}>
       <div className="viewer-bar" role="toolbar" aria-label={t('toolbar')}>
         {job
           ? <button onClick={() => (jobEnded ? go({ screen: 'cluster', connectionId, profileId: profile?.id ?? '' }) : setClosing(true))} data-testid="job-viewer-close">{tCluster('viewer.close')}</button>
@@ -291,6 +304,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         <label className="check"><input type="checkbox" checked={prefs.showHud} onChange={(e) => update({ ...prefs, showHud: e.target.checked })} data-testid="toggle-hud" /> {t('figures')}</label>
         <button onClick={fullscreen}>{t('fullScreen')}</button>
         {!job && display !== null && profile && <button onClick={() => window.open(`${location.pathname}${location.search}${viewerHash({ connectionId, profileId: profile.id, display })}`, '_blank')} title={t('newWindowTitle')} data-testid="viewer-new-window">{t('newWindow')}</button>}
+        <button aria-pressed={grab.grabbed} onClick={() => { grab.toggle(); session.current?.focus(); }} aria-keyshortcuts={GRAB_SHORTCUT.aria} title={t('grab.title', { keys: GRAB_SHORTCUT.label })} data-testid="keyboard-grab">{t('grab.button')}</button>
+        <button aria-pressed={pointer.locked} onClick={() => { pointer.toggle(); session.current?.focus(); }} title={t('pointer.title', { keys: GRAB_SHORTCUT.label })} data-testid="pointer-lock" disabled={phase !== 'connected'}>{t('pointer.button')}</button>
         <span className={`phase phase-${phase}`} role="status" data-testid="viewer-phase" data-phase={phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}>{t(`phase.${phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}`)}</span>
       </div>
       {job && <JobViewerBar job={jobView} route={jobRoute} />}
@@ -300,11 +315,14 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         data-testid="viewer-drop"
         {...drop.handlers}
       >
+        {grab.grabbed && <p className="grab-indicator" role="status" data-testid="keyboard-grabbed">{t('grab.on', { keys: GRAB_SHORTCUT.label })}</p>}
+        {pointer.locked && <p className="grab-indicator pointer-indicator" role="status" data-testid="pointer-locked">{t('pointer.on')}</p>}
         {drop.over && <div className="viewer-overlay drop-overlay">{tFiles('dropOnViewer')}</div>}
         <aside className="viewer-dock">
           <ForwardsPanel connectionId={connectionId} profile={profile} autoOpen compact />
           {uploads.ui}
         </aside>
+        <div className={`screen-host scale-${prefs.scale} last-picture`} ref={lastRef} data-testid="last-picture" aria-hidden />
         <div className={`screen-host scale-${prefs.scale}`} ref={screenRef} data-testid="vnc-screen" />
         {overlay && (
           <div className="viewer-overlay" role={phase === 'lost' || jobEnded ? 'alert' : 'status'} data-testid={jobEnded ? 'job-ended' : undefined}>
@@ -331,6 +349,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
             {KEY_COMBOS.map((k) => (
               <button key={k.label} role="menuitem" onClick={() => { session.current?.sendCombo(k.keys); setPanel(null); session.current?.focus(); }}>{k.words ? t(`keys.${k.words}`) : k.label}</button>
             ))}
+            <label className="check"><input type="checkbox" role="menuitemcheckbox" checked={prefs.grabInFullScreen} onChange={(e) => update({ ...prefs, grabInFullScreen: e.target.checked })} data-testid="grab-in-full-screen" /> {t('grab.inFullScreen')}</label>
           </div>
         )}
         {panel === 'clipboard' && (
@@ -359,4 +378,22 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
     </section>
   );
 
+}
+
+/** Where noVNC last put the remote pointer (canvas CSS pixels), for the pointer lock to start from. */
+function mouseAt(session: { current: ViewerSession | null }): () => Point | null {
+  return () => {
+    const p = (session.current?.rfb as unknown as { _mousePos?: Partial<Point> } | undefined)?._mousePos;
+    return typeof p?.x === 'number' && typeof p.y === 'number' ? { x: p.x, y: p.y } : null;
+  };
+}
+
+/**
+ * A dropped viewer's picture stays on screen, under the reconnecting overlay, instead of a black
+ * box (TurboVNC Viewer keeps its last frame too): noVNC takes its screen element out of the page on
+ * disconnect, with its canvas and pixels intact and its input handlers gone; it goes in `holder`.
+ */
+function keepLastPicture(s: ViewerSession, holder: HTMLDivElement | null): void {
+  const screen = (s.rfb as unknown as { _screen?: HTMLElement })._screen;
+  if (holder && screen) holder.replaceChildren(screen);
 }

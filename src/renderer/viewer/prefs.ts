@@ -3,7 +3,7 @@ import { defaultViewerPrefs } from '../../shared/models';
 import type { ProfileInput } from '../../shared/contract';
 
 const LOCAL_KEY = (profileId: string) => `gpu-desk.viewer.${profileId}`;
-const LOCAL_FIELDS = ['lossless', 'jpegQuality', 'subsampling', 'viewOnly', 'showHud', 'codec', 'videoMinKbps', 'videoMaxKbps', 'autoClipboard'] as const;
+const LOCAL_FIELDS = ['lossless', 'jpegQuality', 'subsampling', 'viewOnly', 'showHud', 'codec', 'videoMinKbps', 'videoMaxKbps', 'autoClipboard', 'grabInFullScreen'] as const;
 const PRIMARY: EncodingName[] = ['tight', 'zrle', 'hextile', 'raw', 'h264'];
 
 /** The profile's saved viewer settings plus the per-window ones kept in localStorage. */
@@ -22,6 +22,7 @@ export function loadPrefs(profile: Profile | undefined): ViewerPrefs {
       // A value from an older or hand-edited store: the defaults instead.
       if (!['vnc', 'video', 'auto'].includes(p.codec)) p.codec = defaultViewerPrefs.codec;
       if (typeof p.autoClipboard !== 'boolean') p.autoClipboard = defaultViewerPrefs.autoClipboard;
+      if (typeof p.grabInFullScreen !== 'boolean') p.grabInFullScreen = defaultViewerPrefs.grabInFullScreen;
       for (const k of ['videoMinKbps', 'videoMaxKbps'] as const) if (!Number.isInteger(p[k]) || p[k] < 250 || p[k] > 200_000) p[k] = defaultViewerPrefs[k];
       if (p.videoMinKbps > p.videoMaxKbps) p.videoMinKbps = p.videoMaxKbps;
     } catch {

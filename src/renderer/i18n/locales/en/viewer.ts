@@ -214,4 +214,15 @@ export default {
     denied: 'This computer\'s clipboard is not open to gpu-desk: allow clipboard access for it, or use the Clipboard panel.',
     failed: 'The image could not be copied: the server\'s display did not answer xclip.',
   },
+  grab: {
+    button: 'Grab keyboard',
+    title: 'Send the keys this computer would take (Super, Alt+Tab, Ctrl+Alt+arrows) to the remote desktop ({{keys}})',
+    on: 'Keyboard grabbed — press {{keys}} to release',
+    inFullScreen: 'Grab the keyboard in full screen',
+  },
+  pointer: {
+    button: 'Lock pointer',
+    title: 'Capture the mouse for programs that move the pointer themselves (games, fly-through views); Esc or {{keys}} releases it',
+    on: 'Pointer locked — press Esc to release',
+  },
 } as const;

@@ -216,5 +216,16 @@ const zhCN: Catalogue<typeof en> = {
     denied: 'gpu-desk 无权访问本机剪贴板：请允许其访问剪贴板，或使用“剪贴板”面板。',
     failed: '图片未能复制：服务器的显示未响应 xclip。',
   },
+  grab: {
+    button: '捕获键盘',
+    title: '将本机系统会截获的按键（Super、Alt+Tab、Ctrl+Alt+方向键）发送到远程桌面（{{keys}}）',
+    on: '键盘已捕获 — 按 {{keys}} 释放',
+    inFullScreen: '全屏时捕获键盘',
+  },
+  pointer: {
+    button: '锁定指针',
+    title: '为自行移动指针的程序（游戏、漫游视图）捕获鼠标；按 Esc 或 {{keys}} 释放',
+    on: '指针已锁定 — 按 Esc 释放',
+  },
 };
 export default zhCN;
