@@ -26,6 +26,11 @@ export interface ChannelOpenOptions {
    */
   eager?: boolean;
   /**
+   * An eager stream not claimed by then is closed, sooner than the ticket's expiry: a video stream
+   * is a server encoder at work, and the page that asked for it connects at once or not at all.
+   */
+  claimWithinMs?: number;
+  /**
    * Bytes the opener already sent to the server on the viewer's behalf: the viewer's first bytes must
    * be exactly these, and are dropped (anything else closes the channel).
    */
@@ -74,7 +79,7 @@ export class ChannelHub {
       p.early = open();
       // Failures are reported when the page connects; until then nobody is waiting on it.
       p.early.catch(() => {});
-      p.expiryTimer = setTimeout(() => { if (!p.used) this.revoke(id); }, ttl + 1000);
+      p.expiryTimer = setTimeout(() => { if (!p.used) this.revoke(id); }, Math.min(ttl + 1000, opts.claimWithinMs ?? Infinity));
       p.expiryTimer.unref?.();
     }
     this.pending.set(id, p);

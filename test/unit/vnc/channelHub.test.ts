@@ -130,6 +130,23 @@ describe('ChannelHub: the viewer byte channel', () => {
     expect(reason).toContain('could not reach');
   });
 
+  it('an eager stream nobody claims in time is closed (a server encoder never runs for nobody); a claimed one keeps going', async () => {
+    const { hub, port, open } = await hubWithEcho();
+    const streams: net.Socket[] = [];
+    const opening = () => open().then((x) => (streams.push(x), x));
+    const claimed = hub.register(opening, { eager: true, claimWithinMs: 300 });
+    const abandoned = hub.register(opening, { eager: true, claimWithinMs: 300 });
+    const ws = await connect(`ws://127.0.0.1:${port}${claimed.path}`, ORIGIN);
+    cleanups.push(() => ws.terminate());
+    await expect.poll(() => streams.length).toBe(2);
+    await expect.poll(() => streams.filter((x) => x.destroyed).length, { timeout: 5000 }).toBe(1);
+    // The one destroyed is the unclaimed ticket's, and its ticket is gone; the claimed channel still echoes.
+    await expect(connect(`ws://127.0.0.1:${port}${abandoned.path}`, ORIGIN)).rejects.toThrow('HTTP 401');
+    const echoed = new Promise<string>((r) => ws.once('message', (d: Buffer) => r(d.toString())));
+    ws.send(Buffer.from('still here'));
+    expect(await echoed).toBe('still here');
+  });
+
   it('an eager TurboVNC ticket: the stream opens at once and speaks the viewer\'s version; the viewer sees the exchange in protocol order and its own copy is dropped', async () => {
     // A real TCP server speaking RFB's opening as TurboVNC does once the client spoke first: its
     // version, and its security types as soon as the client's version is in.

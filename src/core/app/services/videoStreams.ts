@@ -36,6 +36,8 @@ export interface VideoStreamsDeps {
  */
 /** The stream drawing and the one replacing it (a new bitrate, a new size). */
 const MAX_STREAMS_PER_VIEWER = 2;
+/** The viewer connects to a stream as soon as it has its ticket: an encoder nobody claims by then is ended. */
+export const VIDEO_CLAIM_MS = 15_000;
 
 export class VideoStreams {
   /** Viewer → its streams' tickets, oldest first (the one drawing, and the one replacing it). */
@@ -67,7 +69,7 @@ export class VideoStreams {
     const encoder = c.best;
     const spec = { display: t.display, width, height, fps, bitrateKbps, encoder, ...(c.renderNode ? { renderNode: c.renderNode } : {}) };
     const open = (): Promise<Duplex> => openVideoStream(session, spec);
-    const ticket = this.deps.hub.register(open, { eager: true });
+    const ticket = this.deps.hub.register(open, { eager: true, claimWithinMs: VIDEO_CLAIM_MS });
     // The stream drawing now keeps going until the new one draws (the viewer then closes it): a new
     // bitrate or size never leaves the screen without video. Older ones than that are ended here.
     const streams = [...(this.live.get(viewerId) ?? []), ticket.id];

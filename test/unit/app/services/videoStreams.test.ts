@@ -1,27 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { VideoStreams, type VideoEncoderChoice, type VideoTarget } from '../../../../src/core/app/services/videoStreams';
+import { VIDEO_CLAIM_MS, VideoStreams, type VideoEncoderChoice, type VideoTarget } from '../../../../src/core/app/services/videoStreams';
+import type { ChannelOpenOptions } from '../../../../src/core/vnc/channelHub';
 import type { ChannelHub } from '../../../../src/core/vnc/channelHub';
 
 /** A hub that records tickets (the real one is tested in test/unit/vnc and over sshd). */
 function fakeHub() {
   const live = new Set<string>();
+  const opened: ChannelOpenOptions[] = [];
   let n = 0;
   const hub = {
-    register: () => {
+    register: (_open: unknown, opts: ChannelOpenOptions) => {
       const id = `t${++n}`;
       live.add(id);
+      opened.push(opts);
       return { id, path: `/vnc/${id}?token=x`, counters: { bytesIn: 0, bytesOut: 0, open: false } };
     },
     revoke: (id: string) => { live.delete(id); },
   } as unknown as ChannelHub;
-  return { hub, live };
+  return { hub, live, opened };
 }
 
 function service(target: (id: string) => VideoTarget, choice: () => Promise<VideoEncoderChoice>) {
-  const { hub, live } = fakeHub();
+  const { hub, live, opened } = fakeHub();
   let asked = 0;
   const s = new VideoStreams({ hub, channelBase: () => 'ws://127.0.0.1:1', target, encoders: () => { asked++; return choice(); }, log: () => {} });
-  return { s, live, asked: () => asked, h: s.handlers() };
+  return { s, live, opened, asked: () => asked, h: s.handlers() };
 }
 
 const server: VideoTarget = { session: { execStream: async () => { throw new Error('not used: tickets open lazily in this test'); } }, display: 3, machine: 'c1' };
@@ -29,8 +32,10 @@ const spec = { viewerId: 'v1', width: 1281, height: 720, fps: 30, bitrateKbps: 4
 
 describe('the video streams service', () => {
   it('a new start runs beside the stream it replaces (the viewer closes that one), a third ends the oldest, stop ends all; the size is made even', async () => {
-    const { live, h } = service(() => server, async () => ({ best: 'libx264' }));
+    const { live, opened, h } = service(() => server, async () => ({ best: 'libx264' }));
     const a = await h['viewer.videoStart'](spec);
+    // The encoder starts at once, and ends if the viewer does not claim its stream soon.
+    expect(opened[0]).toEqual({ eager: true, claimWithinMs: VIDEO_CLAIM_MS });
     expect(a).toMatchObject({ encoder: 'libx264', width: 1280, height: 720, fps: 30, bitrateKbps: 4000 });
     expect(a.url).toMatch(/^ws:\/\/127\.0\.0\.1:1\/vnc\/t1\?token=/);
     await h['viewer.videoStart']({ ...spec, bitrateKbps: 2000 });
