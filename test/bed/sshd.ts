@@ -14,6 +14,10 @@ export const BED_PASSWORD = 'gdtest-Loopback-Only-7';
 export interface SshdOptions {
   /** Extra sshd_config lines (e.g. "SetEnv PATH=..." for GPU shims). */
   extraConfig?: string[];
+  /** A user CA made for this bed and trusted by sshd (TrustedUserCAKeys): bed.signUserKey makes certificates. */
+  userCa?: boolean;
+  /** false: the bed's user key is not in the bed's authorized_keys (a certificate is the only way in). */
+  authorizeUserKey?: boolean;
   /** Reuse a port (restart tests use bed.restart() instead). */
   port?: number;
   /** Host key type: ed25519 (default), ecdsa or rsa. */
@@ -51,6 +55,11 @@ export interface SshdBed {
   dir: string;
   logPath: string;
   authorizedKeysPath: string;
+  /**
+   * With userCa: signs `publicKeyPath` (ssh-keygen -s, as a site's CA does) and returns the certificate's
+   * path (KEY-cert.pub beside it). `validity` as ssh-keygen -V takes it ("-5m:+1h", "-2d:-1d").
+   */
+  signUserKey(publicKeyPath: string, o: { principals: string[]; validity?: string; id?: string; ca?: string }): string;
   /** Kill sshd and every per-connection child (what a server crash looks like). */
   kill(): Promise<void>;
   /** Start it again on the same port with the same host key. */
@@ -108,7 +117,12 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
   keygen(['-p', '-N', userKeyPassphrase, '-P', '', '-f', encryptedKeyPath]);
 
   const authorizedKeysPath = path.join(dir, 'authorized_keys');
-  fs.writeFileSync(authorizedKeysPath, fs.readFileSync(userKeyPath + '.pub'), { mode: 0o644 });
+  fs.writeFileSync(authorizedKeysPath, opts.authorizeUserKey === false ? '' : fs.readFileSync(userKeyPath + '.pub'), { mode: 0o644 });
+  const userCaPath = path.join(dir, 'user_ca');
+  if (opts.userCa) {
+    keygen(['-t', 'ed25519', '-N', '', '-C', 'bed-user-ca', '-f', userCaPath]);
+    certConfig.push(`TrustedUserCAKeys ${userCaPath}.pub`);
+  }
 
   const port = opts.port ?? (await freePort());
   const logPath = path.join(dir, 'sshd.log');
@@ -193,6 +207,12 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
     dir,
     logPath,
     authorizedKeysPath,
+    signUserKey: (publicKeyPath, o) => {
+      const ca = o.ca ?? userCaPath;
+      if (!fs.existsSync(ca)) throw new Error('signUserKey needs a bed started with userCa (or a CA key given)');
+      keygen(['-s', ca, '-I', o.id ?? 'bed-user-cert', '-n', o.principals.join(','), ...(o.validity ? ['-V', o.validity] : []), publicKeyPath]);
+      return publicKeyPath.replace(/\.pub$/, '') + '-cert.pub';
+    },
     kill,
     restart: start,
     stop: async () => {

@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { utils } from 'ssh2';
-import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType } from 'ssh2';
+import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType, ParsedKey } from 'ssh2';
 import { redactSecrets, registerSecret } from '../errors';
 import type { ConnectCallbacks, KeySource, SshEndpoint } from './types';
 import { keyTypeAccepted } from './algorithms';
 import { readKeyFile } from './keyFile';
+import { certificateProblem, certifiedKey, certifies, describeCertificate, principalHint, readCertificateFile, type UserCertificate } from './certificate';
 
 /** What one hop may authenticate with; secrets learned during the first login are kept in memory for reconnects. */
 export interface AuthPlanInput {
@@ -33,6 +34,14 @@ export interface AuthMemory {
 export interface AuthReport {
   tried: string[];
   notes: string[];
+  /** Why a certificate found was not offered (expired, another principal): the refusal's message leads with it. */
+  certificateProblems: string[];
+}
+
+interface LoadedKey {
+  data: Buffer;
+  passphrase: string | undefined;
+  parsed: ParsedKey;
 }
 
 type Attempt = () => Promise<AnyAuthMethod | null>;
@@ -124,6 +133,9 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
     for (let i = 0; i < 16; i++) queue.push({ method: 'publickey', attempt: next });
   }
   for (const file of input.identityFiles) {
+    // As ssh: the key's certificate first (a site's CA vouches for it where authorized_keys has no
+    // line), then the key itself.
+    queue.push({ method: 'publickey', attempt: () => certificateAttempt(file) });
     queue.push({ method: 'publickey', attempt: () => keyFileAttempt(file) });
   }
   if (callbacks.keyboardInteractive) {
@@ -171,7 +183,62 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
     },
   });
 
+  const loaded = new Map<string, Promise<LoadedKey | null>>();
+  /** A key file read and decrypted once for both of its attempts (certificate and plain). */
+  function loadKeyFile(file: string): Promise<LoadedKey | null> {
+    let p = loaded.get(file);
+    if (!p) {
+      p = readAndDecrypt(file);
+      loaded.set(file, p);
+    }
+    return p;
+  }
+
+  async function certificateAttempt(file: string): Promise<AnyAuthMethod | null> {
+    const candidates = [...(endpoint.certificateFiles ?? []), `${file}-cert.pub`];
+    // Only a key that exists and has a certificate is loaded here (no passphrase asked for nothing).
+    const certs: UserCertificate[] = [];
+    for (const cf of new Set(candidates)) {
+      try {
+        const c = readCertificateFile(cf);
+        if (c) certs.push(c);
+      } catch (e) {
+        report.notes.push((e as Error).message);
+      }
+    }
+    if (!certs.length || !fs.existsSync(file)) return null;
+    const k = await loadKeyFile(file);
+    if (!k) return null;
+    const pub = k.parsed.getPublicSSH();
+    for (const c of certs) {
+      if (!certifies(c, pub)) {
+        if (c.file === `${file}-cert.pub`) report.notes.push(`${c.file} certifies another key than ${file}`);
+        continue;
+      }
+      const problem = certificateProblem(c);
+      if (problem) {
+        report.notes.push(problem);
+        report.certificateProblems.push(problem);
+        continue;
+      }
+      const hint = principalHint(c, username);
+      if (hint) report.certificateProblems.push(hint);
+      report.tried.push(`publickey (${file} with its certificate ${c.file})`);
+      log(`offering ${describeCertificate(c)} from ${c.file}`);
+      return { type: 'publickey', username, key: certifiedKey(k.parsed, c) as unknown as Buffer } as AnyAuthMethod;
+    }
+    return null;
+  }
+
   async function keyFileAttempt(file: string): Promise<AnyAuthMethod | null> {
+    const k = await loadKeyFile(file);
+    if (!k) return null;
+    if (!accepted(k.parsed.type, file)) return null;
+    report.tried.push(`publickey (${file})`);
+    return { type: 'publickey', username, key: k.data, passphrase: k.passphrase } as AnyAuthMethod;
+  }
+
+  async function readAndDecrypt(file: string): Promise<LoadedKey | null> {
     let data: Buffer;
     try {
       data = readKeyFile(file);
@@ -206,9 +273,7 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
       report.notes.push(`identity file ${file}: not a private key ssh2 can read (${parsed.message})`);
       return null;
     }
-    if (!accepted(parsed.type, file)) return null;
-    report.tried.push(`publickey (${file})`);
-    return { type: 'publickey', username, key: data, passphrase } as AnyAuthMethod;
+    return { data, passphrase, parsed };
   }
 
   let pos = 0;

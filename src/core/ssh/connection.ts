@@ -157,7 +157,7 @@ export class SshConnection extends EventEmitter implements SshSession {
     const ep = hop.endpoint;
     const where = `${ep.user}@${ep.host}${ep.port === 22 ? '' : `:${ep.port}`}`;
     const readOnlyFiles = [...hop.knownHostsFiles.user, ...hop.knownHostsFiles.global];
-    const report: AuthReport = { tried: [], notes: [] };
+    const report: AuthReport = { tried: [], notes: [], certificateProblems: [] };
     const isTarget = index === this.target.hops.length - 1;
     const callbacks = this.opts.callbacks ?? {};
     const agent = resolveAgent(this.opts.agent, isTarget ? this.target.identityAgent : hop.hostConfig.identityAgent);
@@ -262,6 +262,8 @@ export class SshConnection extends EventEmitter implements SshSession {
           serverHostKey: serverHostKey as never,
         },
         authHandler,
+        // OpenSSH >= 8.8: no SHA-1 RSA signature unless PubkeyAcceptedAlgorithms allows ssh-rsa (ssh2 patch).
+        rsaSha1: pubkeyAlgorithms.includes('ssh-rsa'),
         debug,
         tryKeyboard: !!callbacks.keyboardInteractive,
         hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {

@@ -10,6 +10,11 @@ export function mapConnectError(e: unknown, where: string, auth?: AuthReport): G
   if (err?.level === 'client-authentication' || /authentication methods failed/i.test(msg)) {
     const tried = auth?.tried.length ? ` (tried ${[...new Set(auth.tried)].join(', ')})` : ' (no usable key, agent or password)';
     const notes = auth?.notes.length ? `; ${auth.notes.slice(0, 3).join('; ')}` : '';
+    // A certificate that would have been the way in, but is out of date or for someone else: that first.
+    const cert = auth?.certificateProblems?.[0];
+    if (cert) {
+      return new GpuDeskError('AUTH_FAILED', `Authentication to ${where} failed: ${cert}${tried}`, 'get a new certificate from your site (for example, run its sshproxy or step ssh login again), then connect again');
+    }
     return new GpuDeskError(
       'AUTH_FAILED',
       `Authentication to ${where} failed${tried}${notes}`,

@@ -76,7 +76,7 @@ function resolveHop(spec: string, config: SshConfig | null, overrides: HopOverri
   const keyName = hc.hostKeyAlias ?? (port === 22 ? hostName : `[${hostName}]:${port}`);
   const command = overrides.jump ? undefined : (overrides.proxyCommand ?? hc.proxyCommand);
   return {
-    endpoint: { host: d.host, hostName, port, user, identityFiles },
+    endpoint: { host: d.host, hostName, port, user, identityFiles, ...(hc.certificateFiles ? { certificateFiles: finishIdentityFiles(hc.certificateFiles, ctx).map((f) => path.resolve(f)) } : {}) },
     knownHostsNames: [keyName],
     knownHostsFiles: {
       user: overrides.userKnownHostsFiles ?? (hc.userKnownHostsFiles ? finishKnownHostsFiles(hc.userKnownHostsFiles, ctx) : defaultUserKnownHostsFiles()),

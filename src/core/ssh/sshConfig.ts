@@ -11,6 +11,8 @@ export interface HostConfig {
   user?: string;
   port?: number;
   identityFiles: string[];
+  /** CertificateFile, accumulating like IdentityFile (tokens not yet expanded). */
+  certificateFiles?: string[];
   identitiesOnly?: boolean;
   proxyJump?: string[];
   /** As written (tokens not yet expanded); absent for `none` or when ProxyJump came first. */
@@ -418,6 +420,7 @@ export function hostConfig(config: SshConfig | null, host: string): HostConfig {
     user: one('user'),
     port: num('port'),
     identityFiles: raw.get('identityfile') ?? [],
+    ...(raw.get('certificatefile')?.length ? { certificateFiles: raw.get('certificatefile') } : {}),
     identitiesOnly: one('identitiesonly')?.toLowerCase() === 'yes' ? true : undefined,
     proxyJump,
     proxyCommand: command && command.toLowerCase() !== 'none' && !proxyJump ? command : undefined,

@@ -9,6 +9,8 @@ export interface SshEndpoint {
   port: number;
   user: string;
   identityFiles: string[];
+  /** CertificateFile entries (tokens and ~ expanded): certificates offered with the key each certifies. */
+  certificateFiles?: string[];
 }
 
 export type HostKeyDecision = 'reject' | 'accept-once' | 'accept-save';

@@ -1,0 +1,198 @@
+import fs from 'node:fs';
+import { GpuDeskError } from '../errors';
+
+/**
+ * OpenSSH user certificates (PROTOCOL.certkeys): a site's CA signs a user's public key for some
+ * principals and a validity window, and sshd (TrustedUserCAKeys) accepts the key with it and no
+ * authorized_keys line. ssh2 1.17 knows nothing of them; gpu-desk offers one by wrapping the private
+ * key it belongs to (certifiedKey): the key signs as always, the certificate is what is offered, and
+ * the ssh2 patch (patches/) names the signature by the plain key's algorithm, as OpenSSH does.
+ */
+export interface UserCertificate {
+  /** Where it was read from (a -cert.pub file beside the key, or a CertificateFile). */
+  file: string;
+  /** "ssh-ed25519-cert-v01@openssh.com", … */
+  type: string;
+  /** The algorithm of the key it certifies: "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256". */
+  baseType: string;
+  /** The whole certificate blob: what the client offers in place of the public key. */
+  blob: Buffer;
+  /** The certified key's own public blob (what the private key's getPublicSSH() gives). */
+  publicKey: Buffer;
+  serial: bigint;
+  kind: 'user' | 'host';
+  keyId: string;
+  /** Empty: valid for any principal (OpenSSH's rule). */
+  principals: string[];
+  /** Milliseconds since the epoch; null: no bound. */
+  validAfter: number | null;
+  validBefore: number | null;
+  /** The CA key's algorithm. */
+  caType: string;
+}
+
+/** Key algorithms with a certificate form, and how many SSH strings their public part has. */
+const PUBLIC_FIELDS: Record<string, number> = {
+  'ssh-ed25519': 1,
+  'ssh-rsa': 2,
+  'ssh-dss': 4,
+  'ecdsa-sha2-nistp256': 2,
+  'ecdsa-sha2-nistp384': 2,
+  'ecdsa-sha2-nistp521': 2,
+};
+const CERT_SUFFIX = '-cert-v01@openssh.com';
+const FOREVER = 0xffffffffffffffffn;
+
+class Reader {
+  private p = 0;
+  constructor(private readonly b: Buffer, private readonly what: string) {}
+  private need(n: number): void {
+    if (this.p + n > this.b.length) throw bad(this.what, 'it ends early');
+  }
+  u32(): number {
+    this.need(4);
+    const v = this.b.readUInt32BE(this.p);
+    this.p += 4;
+    return v;
+  }
+  u64(): bigint {
+    this.need(8);
+    const v = this.b.readBigUInt64BE(this.p);
+    this.p += 8;
+    return v;
+  }
+  bytes(): Buffer {
+    const n = this.u32();
+    this.need(n);
+    const v = this.b.subarray(this.p, this.p + n);
+    this.p += n;
+    return v;
+  }
+  text(): string {
+    return this.bytes().toString('utf8');
+  }
+  /** An SSH string holding strings (principals), or name/data pairs (options, extensions). */
+  strings(): string[] {
+    const inner = new Reader(this.bytes(), this.what);
+    const out: string[] = [];
+    while (!inner.done()) out.push(inner.text());
+    return out;
+  }
+  done(): boolean {
+    return this.p >= this.b.length;
+  }
+}
+
+function bad(what: string, why: string): GpuDeskError {
+  return new GpuDeskError('KEY_FILE', `${what} is not an OpenSSH certificate gpu-desk can read: ${why}`, 'give the -cert.pub file ssh-keygen -s or your site wrote');
+}
+
+function sshString(b: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(b.length);
+  return Buffer.concat([len, b]);
+}
+
+/** Parses a certificate as ssh-keygen writes it: "ssh-ed25519-cert-v01@openssh.com AAAA… comment". */
+export function parseCertificate(text: string, file: string): UserCertificate {
+  const [type, b64] = text.trim().split(/\s+/);
+  if (!type?.endsWith(CERT_SUFFIX) || !b64) throw bad(file, 'its first word is not a *-cert-v01@openssh.com key type');
+  const baseType = type.slice(0, -CERT_SUFFIX.length);
+  const fields = PUBLIC_FIELDS[baseType];
+  if (fields === undefined) throw bad(file, `${type} certificates are not supported`);
+  const blob = Buffer.from(b64, 'base64');
+  const r = new Reader(blob, file);
+  if (r.text() !== type) throw bad(file, 'its blob names another key type than its first word');
+  r.bytes(); // nonce
+  const parts: Buffer[] = [];
+  for (let i = 0; i < fields; i++) parts.push(r.bytes());
+  const serial = r.u64();
+  const kindNo = r.u32();
+  if (kindNo !== 1 && kindNo !== 2) throw bad(file, `certificate type ${kindNo} is neither user (1) nor host (2)`);
+  const keyId = r.text();
+  const principals = r.strings();
+  const after = r.u64();
+  const before = r.u64();
+  r.bytes(); // critical options
+  r.bytes(); // extensions
+  r.bytes(); // reserved
+  const caKey = new Reader(r.bytes(), file);
+  const caType = caKey.text();
+  r.bytes(); // signature (sshd checks it; the client has no reason to)
+  return {
+    file,
+    type,
+    baseType,
+    blob,
+    publicKey: Buffer.concat([sshString(Buffer.from(baseType)), ...parts.map(sshString)]),
+    serial,
+    kind: kindNo === 1 ? 'user' : 'host',
+    keyId,
+    principals,
+    validAfter: after === 0n ? null : Number(after) * 1000,
+    validBefore: before === FOREVER ? null : Number(before) * 1000,
+    caType,
+  };
+}
+
+/** Reads a certificate file; null when there is none (a key without one is the usual case). */
+export function readCertificateFile(file: string): UserCertificate | null {
+  let text: string;
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size > 64 * 1024) throw bad(file, 'it is not a small regular file');
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+  return parseCertificate(text, file);
+}
+
+function when(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
+}
+
+/** Why a certificate cannot be used now (null: it can), in one line naming the time. */
+export function certificateProblem(c: UserCertificate, now = Date.now()): string | null {
+  if (c.kind !== 'user') return `${c.file} is a host certificate, not a user certificate`;
+  if (c.validBefore !== null && now >= c.validBefore) return `the certificate ${c.file} expired at ${when(c.validBefore)}`;
+  if (c.validAfter !== null && now < c.validAfter) return `the certificate ${c.file} is not valid before ${when(c.validAfter)}`;
+  return null;
+}
+
+/**
+ * Why the server may refuse it for `user`: none of its principals is the user. Only a hint: a server's
+ * AuthorizedPrincipalsFile may map other principals to the account, so it is still offered, as ssh does.
+ */
+export function principalHint(c: UserCertificate, user: string): string | null {
+  return c.principals.length && !c.principals.includes(user) ? `the certificate ${c.file} is for ${c.principals.join(', ')}, not for ${user}` : null;
+}
+
+/** "principals gdtest, valid until 2026-12-04 17:00 UTC", for lists and logs. */
+export function describeCertificate(c: UserCertificate): string {
+  const who = c.principals.length ? `principals ${c.principals.join(', ')}` : 'any principal';
+  const until = c.validBefore === null ? 'no expiry' : `valid until ${when(c.validBefore)}`;
+  return `${c.type.replace(CERT_SUFFIX, '')} certificate "${c.keyId}" (${who}, ${until})`;
+}
+
+/** Does the certificate certify this key (its public blob, as ssh2's getPublicSSH() gives it)? */
+export function certifies(c: UserCertificate, publicSsh: Buffer): boolean {
+  return c.publicKey.equals(publicSsh);
+}
+
+interface PublicSshKey {
+  type: string;
+  getPublicSSH(): Buffer;
+}
+
+/**
+ * The parsed private key, offered as its certificate: ssh2 reads the type and the public blob from
+ * the object it is given, and signs with the private key it inherits from `key`.
+ */
+export function certifiedKey<K extends PublicSshKey>(key: K, c: UserCertificate): K {
+  return Object.create(key, {
+    type: { value: c.type, enumerable: true },
+    getPublicSSH: { value: () => c.blob },
+  }) as K;
+}
