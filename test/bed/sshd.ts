@@ -24,6 +24,8 @@ export interface SshdOptions {
   hostKeyType?: 'ed25519' | 'ecdsa' | 'rsa';
   /** Also present a host certificate for these names, signed by a CA made for this bed (ssh-keygen -s). */
   hostCertificatePrincipals?: string[];
+  /** The host certificate's validity, as ssh-keygen -V takes it (default: forever). */
+  hostCertificateValidity?: string;
   /** Allow `ssh -X` (needs xauth on this machine); off by default like a hardened server. */
   x11Forwarding?: boolean;
   /** A command sshd runs under, e.g. ['taskset', '-c', '1'] (test/bed/placement.ts): what sshd forks inherits it. */
@@ -104,7 +106,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
   if (opts.hostCertificatePrincipals) {
     const caPath = path.join(dir, 'host_ca');
     keygen(['-t', 'ed25519', '-N', '', '-C', 'bed-host-ca', '-f', caPath]);
-    keygen(['-s', caPath, '-I', 'bed-host', '-h', '-n', opts.hostCertificatePrincipals.join(','), hostKeyPath + '.pub']);
+    keygen(['-s', caPath, '-I', 'bed-host', '-h', '-n', opts.hostCertificatePrincipals.join(','), ...(opts.hostCertificateValidity ? ['-V', opts.hostCertificateValidity] : []), hostKeyPath + '.pub']);
     hostCaPublicKey = fs.readFileSync(caPath + '.pub', 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
     certConfig.push(`HostCertificate ${hostKeyPath}-cert.pub`);
   }

@@ -1,4 +1,6 @@
+import { createPublicKey, verify } from 'node:crypto';
 import fs from 'node:fs';
+import { utils } from 'ssh2';
 import { GpuDeskError } from '../errors';
 
 /**
@@ -29,6 +31,11 @@ export interface UserCertificate {
   validBefore: number | null;
   /** The CA key's algorithm. */
   caType: string;
+  /** The CA's public key blob (what a @cert-authority line holds). */
+  caKey: Buffer;
+  /** What the CA signed (the certificate up to its signature) and the signature (an SSH signature blob). */
+  signedData: Buffer;
+  signature: Buffer;
 }
 
 /** Key algorithms with a certificate form, and how many SSH strings their public part has. */
@@ -60,6 +67,9 @@ class Reader {
     const v = this.b.readBigUInt64BE(this.p);
     this.p += 8;
     return v;
+  }
+  get pos(): number {
+    return this.p;
   }
   bytes(): Buffer {
     const n = this.u32();
@@ -97,12 +107,23 @@ function sshString(b: Buffer): Buffer {
 export function parseCertificate(text: string, file: string): UserCertificate {
   const [type, b64] = text.trim().split(/\s+/);
   if (!type?.endsWith(CERT_SUFFIX) || !b64) throw bad(file, 'its first word is not a *-cert-v01@openssh.com key type');
+  const c = parseCertificateBlob(Buffer.from(b64, 'base64'), file);
+  if (c.type !== type) throw bad(file, 'its blob names another key type than its first word');
+  return c;
+}
+
+export function isCertificateType(type: string): boolean {
+  return type.endsWith(CERT_SUFFIX);
+}
+
+/** Parses a certificate blob (from a file, or the host key a server presented); `file` names it in errors. */
+export function parseCertificateBlob(blob: Buffer, file: string): UserCertificate {
+  const r = new Reader(blob, file);
+  const type = r.text();
+  if (!type.endsWith(CERT_SUFFIX)) throw bad(file, `${type} is not a certificate type`);
   const baseType = type.slice(0, -CERT_SUFFIX.length);
   const fields = PUBLIC_FIELDS[baseType];
   if (fields === undefined) throw bad(file, `${type} certificates are not supported`);
-  const blob = Buffer.from(b64, 'base64');
-  const r = new Reader(blob, file);
-  if (r.text() !== type) throw bad(file, 'its blob names another key type than its first word');
   r.bytes(); // nonce
   const parts: Buffer[] = [];
   for (let i = 0; i < fields; i++) parts.push(r.bytes());
@@ -116,9 +137,10 @@ export function parseCertificate(text: string, file: string): UserCertificate {
   r.bytes(); // critical options
   r.bytes(); // extensions
   r.bytes(); // reserved
-  const caKey = new Reader(r.bytes(), file);
-  const caType = caKey.text();
-  r.bytes(); // signature (sshd checks it; the client has no reason to)
+  const caKey = r.bytes();
+  const caType = new Reader(caKey, file).text();
+  const signedData = blob.subarray(0, r.pos);
+  const signature = r.bytes();
   return {
     file,
     type,
@@ -132,6 +154,9 @@ export function parseCertificate(text: string, file: string): UserCertificate {
     validAfter: after === 0n ? null : Number(after) * 1000,
     validBefore: before === FOREVER ? null : Number(before) * 1000,
     caType,
+    caKey,
+    signedData,
+    signature,
   };
 }
 
@@ -153,9 +178,14 @@ function when(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
 }
 
-/** Why a certificate cannot be used now (null: it can), in one line naming the time. */
+/** Why a user certificate cannot be used now (null: it can), in one line naming the time. */
 export function certificateProblem(c: UserCertificate, now = Date.now()): string | null {
   if (c.kind !== 'user') return `${c.file} is a host certificate, not a user certificate`;
+  return certificateTimeProblem(c, now);
+}
+
+/** Outside its validity window: when it expired, or from when it is valid. */
+export function certificateTimeProblem(c: UserCertificate, now = Date.now()): string | null {
   if (c.validBefore !== null && now >= c.validBefore) return `the certificate ${c.file} expired at ${when(c.validBefore)}`;
   if (c.validAfter !== null && now < c.validAfter) return `the certificate ${c.file} is not valid before ${when(c.validAfter)}`;
   return null;
@@ -195,4 +225,47 @@ export function certifiedKey<K extends PublicSshKey>(key: K, c: UserCertificate)
     type: { value: c.type, enumerable: true },
     getPublicSSH: { value: () => c.blob },
   }) as K;
+}
+
+function derInteger(mpint: Buffer): Buffer {
+  let v = mpint;
+  while (v.length > 1 && v[0] === 0 && !(v[1] & 0x80)) v = v.subarray(1);
+  if (v[0] & 0x80) v = Buffer.concat([Buffer.from([0]), v]);
+  return Buffer.concat([Buffer.from([0x02]), derLength(v.length), v]);
+}
+
+function derLength(n: number): Buffer {
+  if (n < 0x80) return Buffer.from([n]);
+  const bytes: number[] = [];
+  for (let x = n; x > 0; x >>= 8) bytes.unshift(x & 0xff);
+  return Buffer.from([0x80 | bytes.length, ...bytes]);
+}
+
+const ECDSA_HASH: Record<string, string> = { 'ecdsa-sha2-nistp256': 'sha256', 'ecdsa-sha2-nistp384': 'sha384', 'ecdsa-sha2-nistp521': 'sha512' };
+const RSA_HASH: Record<string, string> = { 'rsa-sha2-256': 'sha256', 'rsa-sha2-512': 'sha512' };
+
+/**
+ * Whether the certificate's CA signature is good. ssh-rsa (SHA-1) CA signatures are refused, as
+ * OpenSSH >= 8.2's default CASignatureAlgorithms does.
+ */
+export function caSignatureValid(c: UserCertificate): boolean {
+  const ca = utils.parseKey(`${c.caType} ${c.caKey.toString('base64')}`);
+  if (ca instanceof Error || Array.isArray(ca)) return false;
+  const key = createPublicKey(ca.getPublicPEM());
+  const r = new Reader(c.signature, c.file);
+  const algo = r.text();
+  const sig = r.bytes();
+  try {
+    if (algo === 'ssh-ed25519' && c.caType === 'ssh-ed25519') return verify(null, c.signedData, key, sig);
+    if (RSA_HASH[algo] && c.caType === 'ssh-rsa') return verify(RSA_HASH[algo], c.signedData, key, sig);
+    if (ECDSA_HASH[algo] && c.caType === algo) {
+      const rs = new Reader(sig, c.file);
+      const body = Buffer.concat([derInteger(rs.bytes()), derInteger(rs.bytes())]);
+      const der = Buffer.concat([Buffer.from([0x30]), derLength(body.length), body]);
+      return verify(ECDSA_HASH[algo], c.signedData, { key, dsaEncoding: 'der' }, der);
+    }
+  } catch {
+    return false;
+  }
+  return false;
 }

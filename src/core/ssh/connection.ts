@@ -7,7 +7,7 @@ import { assembleAlgorithms, DEFAULT_HOST_KEY_ALGORITHMS, DEFAULT_PUBKEY_ALGORIT
 import { CappedBuffer } from './cappedBuffer';
 import { mapConnectError } from './errors';
 import { judgeHostKey, otherTypeKnownError } from './hostKeyCheck';
-import { knownKeysFor, readKnownHostsFiles } from './knownHosts';
+import { entryMatchesHost, knownKeysFor, readKnownHostsFiles } from './knownHosts';
 import { spawnProxyCommand, type ProxyProcess } from './proxyCommand';
 import { resolveTarget, type ResolvedHop, type ResolvedTarget } from './resolve';
 import {
@@ -190,7 +190,14 @@ export class SshConnection extends EventEmitter implements SshSession {
     } catch (e) {
       return Promise.reject(e);
     }
-    const serverHostKey = hostKeyAlgorithms(knownKeys.map((k) => k.keyType), allowedHostKeys);
+    const plainHostKeys = hostKeyAlgorithms(knownKeys.map((k) => k.keyType), allowedHostKeys);
+    // A @cert-authority line for this host: its certificate is asked for first (as ssh does), in the
+    // certificate forms of the algorithms allowed (ssh-rsa's SHA-1 form never).
+    const hasCa = entries.some((e) => e.marker === '@cert-authority' && hop.knownHostsNames.some((n) => entryMatchesHost(e, n)));
+    const serverHostKey = [
+      ...(hasCa ? allowedHostKeys.filter((a) => a !== 'ssh-rsa' && a !== 'ssh-dss').map((a) => `${a}-cert-v01@openssh.com`) : []),
+      ...plainHostKeys,
+    ];
     // Only an ssh-rsa key is pinned and ssh-rsa (SHA-1) is not allowed: rsa-sha2-* still check that key.
     if (!serverHostKey.length) {
       return Promise.reject(new GpuDeskError(
@@ -278,6 +285,7 @@ export class SshConnection extends EventEmitter implements SshSession {
               strictHostKeyChecking: hop.strictHostKeyChecking,
               callbacks,
               acceptedOnce: this.acceptedOnce,
+              ...(hop.hostConfig.hostKeyAlias ? { hostKeyAlias: hop.hostConfig.hostKeyAlias } : {}),
             },
             key,
           ).then(

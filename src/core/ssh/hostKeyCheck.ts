@@ -1,6 +1,7 @@
 import { GpuDeskError } from '../errors';
 import { keyTypeOfBlob, sha256Fingerprint } from './fingerprint';
-import { appendKnownHost, checkHostKey, readKnownHostsFiles, type KnownKeyRef } from './knownHosts';
+import { appendKnownHost, checkHostKey, entryMatchesHost, readKnownHostsFiles, type KnownHostEntry, type KnownKeyRef } from './knownHosts';
+import { caSignatureValid, certificateTimeProblem, isCertificateType, parseCertificateBlob } from './certificate';
 import type { StrictHostKeyChecking } from './sshConfig';
 import type { ConnectCallbacks, HostKeyPrompt } from './types';
 
@@ -17,6 +18,8 @@ export interface HostKeyJudgeInput {
   callbacks: ConnectCallbacks;
   /** Keys accepted "once" during this connection's life, so a reconnect does not ask again. */
   acceptedOnce: Set<string>;
+  /** HostKeyAlias: the name a host certificate must be for, instead of `host`. */
+  hostKeyAlias?: string;
 }
 
 function list(keys: KnownKeyRef[]): string {
@@ -45,6 +48,7 @@ export async function judgeHostKey(input: HostKeyJudgeInput, keyBlob: Buffer): P
   const keyType = keyTypeOfBlob(keyBlob);
   const fingerprint = sha256Fingerprint(keyBlob);
   const entries = readKnownHostsFiles([...input.readOnlyFiles, input.appKnownHostsFile]);
+  if (isCertificateType(keyType)) return judgeHostCertificate(input, keyBlob, entries);
   const verdict = checkHostKey(entries, input.names, keyType, keyBlob);
   const where = input.names[0];
   switch (verdict.status) {
@@ -68,12 +72,12 @@ export async function judgeHostKey(input: HostKeyJudgeInput, keyBlob: Buffer): P
       // Neither a prompt nor accept-new may turn a known host into a "new" one.
       if (verdict.otherKeys.length) throw otherTypeKnownError(where, verdict.otherKeys, { keyType, fingerprint });
       if (verdict.certAuthorities.length) {
-        // ssh2 1.17 negotiates no *-cert-v01@openssh.com host key algorithm, so the certificate
-        // cannot be checked; asking about the plain key instead would bypass the CA the user trusts.
+        // Certificates were asked for first: a server that presents a plain key instead has none
+        // (or none gpu-desk can take); asking about that key would bypass the CA the user trusts.
         const ca = verdict.certAuthorities[0];
         throw new GpuDeskError(
           'HOST_KEY_UNKNOWN',
-          `${where} is trusted through a host certificate authority (@cert-authority in ${ca.file}:${ca.line}), but gpu-desk does not support host certificates yet`,
+          `${where} is trusted through a host certificate authority (@cert-authority in ${ca.file}:${ca.line}), but it presented a plain ${keyType} key, not a host certificate`,
           `pin the server's plain key instead: check that "ssh-keyscan -t ${keyType} ${scanTarget(input.host, input.port)}" shows ${fingerprint} (ssh-keygen -lf), then add that line to ${input.appKnownHostsFile}`,
         );
       }
@@ -115,6 +119,41 @@ export async function judgeHostKey(input: HostKeyJudgeInput, keyBlob: Buffer): P
       throw new GpuDeskError('HOST_KEY_REJECTED', `The host key of ${where} (${fingerprint}) was not accepted`, 'connect again and accept the key once you have checked its fingerprint');
     }
   }
+}
+
+/**
+ * A host certificate (OpenSSH's check_host_cert): accepted, without a question or a known_hosts
+ * line, only when a @cert-authority line for this host holds the CA that signed it, the signature
+ * verifies, it is a host certificate for this name (or HostKeyAlias) and valid now, and neither the
+ * CA nor the host's key is @revoked. Anything else is refused, naming why.
+ */
+function judgeHostCertificate(input: HostKeyJudgeInput, blob: Buffer, entries: KnownHostEntry[]): true {
+  const where = input.names[0];
+  const refuse = (why: string, fix = 'do not connect; ask the server administrator') =>
+    new GpuDeskError('HOST_KEY_REJECTED', `The host certificate of ${where} was refused: ${why}`, fix);
+  let c;
+  try {
+    c = parseCertificateBlob(blob, `presented by ${where}`);
+  } catch (e) {
+    throw refuse(`the certificate ${(e as Error).message}`);
+  }
+  const caFp = sha256Fingerprint(c.caKey);
+  const revoked = entries.find((e) => e.marker === '@revoked' && (e.keyBlob.equals(c.caKey) || e.keyBlob.equals(c.publicKey)));
+  if (revoked) throw refuse(`${revoked.keyBlob.equals(c.caKey) ? `its CA (${caFp})` : 'its key'} is marked @revoked in ${revoked.file}:${revoked.line}`);
+  const trusted = entries.filter((e) => e.marker === '@cert-authority' && input.names.some((n) => entryMatchesHost(e, n)));
+  if (!trusted.some((e) => e.keyBlob.equals(c.caKey))) {
+    throw refuse(
+      `it is signed by a CA (${c.caType} ${caFp}) that no @cert-authority line for it trusts${trusted.length ? ` (trusted: ${trusted.map((e) => `${e.file}:${e.line}`).join(', ')})` : ''}`,
+      'ask the administrator for the site\'s host CA key and add it as a @cert-authority line, after checking its fingerprint',
+    );
+  }
+  if (c.kind !== 'host') throw refuse('it is a user certificate, not a host certificate');
+  if (!caSignatureValid(c)) throw refuse(`its CA signature does not verify (${c.signature.subarray(4, 4 + c.signature.readUInt32BE(0)).toString()})`);
+  const name = (input.hostKeyAlias ?? input.host).toLowerCase();
+  if (c.principals.length && !c.principals.includes(name)) throw refuse(`it is for ${c.principals.join(', ')}, not for ${name}`);
+  const time = certificateTimeProblem(c);
+  if (time) throw refuse(time);
+  return true;
 }
 
 function hopLabel(hop: number): string {

@@ -175,27 +175,57 @@ describe('every known-hosts file OpenSSH reads, and StrictHostKeyChecking (issue
   });
 });
 
-describe('host certificates (issue 16.4)', () => {
-  it('OpenSSH trusts the bed through its @cert-authority line; gpu-desk refuses with a message saying so and never asks', async () => {
+describe('host certificates (issue 34): a @cert-authority line instead of a host key', () => {
+  /** known_hosts with the given lines, and the app's own file (which a certificate never writes to). */
+  function files(lines: string[]): { kh: string; appKh: string } {
     const dir = makeTempDir('gd-cert-');
     const kh = path.join(dir, 'known_hosts');
-    fs.writeFileSync(kh, `@cert-authority [127.0.0.1]:${certBed.port} ${certBed.hostCaPublicKey}\n`);
+    fs.writeFileSync(kh, lines.join('\n') + '\n');
+    return { kh, appKh: path.join(dir, 'app_known_hosts') };
+  }
+  function certOptions(b: SshdBed, kh: string, appKh: string, ask: () => void) {
+    return bedOptions(b, { userKnownHostsFiles: [kh], appKnownHostsFile: appKh, callbacks: { onUnknownHostKey: async () => { ask(); return 'accept-save'; } } });
+  }
+
+  it('the CA signed the host\'s certificate for its name: connected with no question and nothing saved, as OpenSSH does', async () => {
+    const { kh, appKh } = files([`@cert-authority [127.0.0.1]:${certBed.port} ${certBed.hostCaPublicKey}`]);
     const ssh = opensshLogin(certBed, '127.0.0.1', kh, ['-o', 'StrictHostKeyChecking=yes']);
     expect(ssh, ssh.stderr).toMatchObject({ code: 0 });
-    const appKh = path.join(dir, 'app_known_hosts');
     let asked = false;
-    const opts = bedOptions(certBed, { userKnownHostsFiles: [kh], appKnownHostsFile: appKh, callbacks: { onUnknownHostKey: async () => { asked = true; return 'accept-save'; } } });
-    const e = await expectCode(connectSsh(opts), 'HOST_KEY_UNKNOWN');
-    expect(e.message).toMatch(/host certificates/);
-    expect(e.message).toContain(`${kh}:1`);
-    expect(e.fix).toContain('ssh-keyscan');
-    expect(e.fix).toContain(certBed.hostKeyFingerprint);
-    await expectCode(connectSsh({ ...opts, strictHostKeyChecking: 'accept-new' }), 'HOST_KEY_UNKNOWN');
+    const c = await connectSsh({ ...certOptions(certBed, kh, appKh, () => (asked = true)), strictHostKeyChecking: 'yes' });
+    expect((await c.exec('echo certified')).stdout.trim()).toBe('certified');
+    await c.close();
     expect(asked).toBe(false);
     expect(fs.existsSync(appKh)).toBe(false);
-    // Pinning the plain key, as the fix says, works.
-    fs.writeFileSync(appKh, certBed.knownHostsLine + '\n');
-    const c = await connectSsh({ ...opts, callbacks: {} });
-    await c.close();
+    // A wildcard @cert-authority line (how sites publish one CA for all their hosts) works too.
+    const wild = files([`@cert-authority * ${certBed.hostCaPublicKey}`]);
+    await (await connectSsh({ ...certOptions(certBed, wild.kh, wild.appKh, () => (asked = true)), strictHostKeyChecking: 'yes' })).close();
+    expect(asked).toBe(false);
+  });
+
+  it('refused, naming why, and nothing asked or saved: another CA, a revoked CA, a certificate for another name, an expired one', async () => {
+    const [otherName, expired] = await Promise.all([
+      startSshd({ hostCertificatePrincipals: ['gpu7.example.org'] }),
+      startSshd({ hostCertificatePrincipals: ['127.0.0.1'], hostCertificateValidity: '-2d:-1d' }),
+    ]);
+    const rogue = path.join(makeTempDir('gd-rogue-'), 'ca');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', rogue]);
+    const rogueLine = fs.readFileSync(rogue + '.pub', 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+    const cases: [string, SshdBed, string[], RegExp][] = [
+      ['another CA', certBed, [`@cert-authority * ${rogueLine}`], /signed by a CA \(ssh-ed25519 SHA256:\S+\) that no @cert-authority line for it trusts/],
+      ['a revoked CA', certBed, [`@cert-authority * ${certBed.hostCaPublicKey}`, `@revoked * ${certBed.hostCaPublicKey}`], /its CA \(SHA256:\S+\) is marked @revoked in .*:2/],
+      ['another name', otherName, [`@cert-authority * ${otherName.hostCaPublicKey}`], /it is for gpu7\.example\.org, not for 127\.0\.0\.1/],
+      ['expired', expired, [`@cert-authority * ${expired.hostCaPublicKey}`], /the certificate presented by \S+ expired at \d{4}-\d\d-\d\d \d\d:\d\d UTC/],
+    ];
+    for (const [what, b, lines, why] of cases) {
+      const { kh, appKh } = files(lines);
+      let asked = false;
+      const e = await expectCode(connectSsh(certOptions(b, kh, appKh, () => (asked = true))), 'HOST_KEY_REJECTED');
+      expect(e.message, what).toMatch(why);
+      expect(asked, what).toBe(false);
+      expect(fs.existsSync(appKh), what).toBe(false);
+      // OpenSSH refuses these too (with StrictHostKeyChecking=yes it cannot fall back to asking).
+      expect(opensshLogin(b, '127.0.0.1', kh, ['-o', 'StrictHostKeyChecking=yes']).code, `OpenSSH, ${what}`).not.toBe(0);
+    }
   });
 });

@@ -112,10 +112,28 @@ describe('user certificates (TrustedUserCAKeys, empty authorized_keys)', () => {
     expect(r.code, r.stderr).toBe(0);
   });
 
-  it('the app: a key-file profile whose key has its certificate beside it connects, asking nothing but the host key', async () => {
+  it('host and user certificate together: the CLI trusts the host through @cert-authority in ~/.ssh/known_hosts and logs in with the user certificate, asking nothing', async () => {
+    const both = await startSshd({ userCa: true, authorizeUserKey: false, hostCertificatePrincipals: ['127.0.0.1'] });
     const key = freshKey();
-    bed.signUserKey(`${key}.pub`, { principals: [bed.user], validity: '-5m:+1h' });
+    both.signUserKey(`${key}.pub`, { principals: [both.user], validity: '-5m:+1h' });
+    const home = makeTempDir('gd-cert-both-');
+    fs.mkdirSync(path.join(home, '.ssh'), { mode: 0o700 });
+    fs.writeFileSync(path.join(home, '.ssh', 'known_hosts'), `@cert-authority 127.0.0.1,[127.0.0.1]:* ${both.hostCaPublicKey}\n`);
+    const appKh = path.join(home, 'app_known_hosts');
+    const r = await cli(['sessions', `${both.user}@127.0.0.1`, 'list', '-p', String(both.port), '-i', key, '-F', 'none', '--no-agent', '--known-hosts', appKh], home);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/host key/i);
+    expect(fs.existsSync(appKh)).toBe(false);
+    expect(fs.readFileSync(both.logPath, 'utf8')).toMatch(/Accepted publickey for \S+ .*ED25519-CERT/);
+  });
+
+  it('the app: a key-file profile whose key has its certificate beside it, on a host known through @cert-authority, connects asking nothing', async () => {
+    const both = await startSshd({ userCa: true, authorizeUserKey: false, hostCertificatePrincipals: ['127.0.0.1'] });
+    const key = freshKey();
+    both.signUserKey(`${key}.pub`, { principals: [both.user], validity: '-5m:+1h' });
     const dir = makeTempDir('gd-cert-app-');
+    const kh = path.join(dir, 'ssh_known_hosts');
+    fs.writeFileSync(kh, `@cert-authority * ${both.hostCaPublicKey}\n`);
     const asked: PromptRequest['kind'][] = [];
     const core: AppCore = new AppCore({
       profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
@@ -134,19 +152,20 @@ describe('user certificates (TrustedUserCAKeys, empty authorized_keys)', () => {
       version: 'test',
       secrets: memorySecrets(),
       sshConfigPath: null,
-      userKnownHostsFiles: [],
+      userKnownHostsFiles: [kh],
     });
     registerCleanup(() => core.shutdown());
     const h = core.handlers();
     const p = await h['profiles.save']({
       profile: {
-        name: 'certified', host: '127.0.0.1', port: bed.port, user: bed.user, jumpHosts: [], auth: { kind: 'key-file', path: key },
+        name: 'certified', host: '127.0.0.1', port: both.port, user: both.user, jumpHosts: [], auth: { kind: 'key-file', path: key },
         display: {}, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
       },
     });
     const c = await h['connections.open']({ profileId: p.id });
     expect(c.state).toBe('ready');
-    expect(asked).toEqual(['hostKey']);
+    expect(asked).toEqual([]);
+    expect(fs.existsSync(path.join(dir, 'known_hosts'))).toBe(false);
     await h['connections.close']({ connectionId: c.id });
   });
 });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { utils } from 'ssh2';
-import { certificateProblem, certifies, describeCertificate, parseCertificate, principalHint, readCertificateFile } from '../../../src/core/ssh/certificate';
+import { caSignatureValid, certificateProblem, certifies, describeCertificate, parseCertificate, principalHint, readCertificateFile } from '../../../src/core/ssh/certificate';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-cert-unit-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -64,5 +64,20 @@ describe('OpenSSH user certificates, as ssh-keygen -s writes them', () => {
     expect(() => parseCertificate('ssh-ed25519 AAAA', '/x/y-cert.pub')).toThrow(/^\/x\/y-cert\.pub is not an OpenSSH certificate gpu-desk can read: its first word/);
     expect(() => parseCertificate('ssh-ed25519-cert-v01@openssh.com AAAAC3Nz', '/x/z')).toThrow(/is not an OpenSSH certificate gpu-desk can read/);
     expect(readCertificateFile(path.join(dir, 'none-cert.pub'))).toBeNull();
+  });
+
+  it('the CA signature verifies for ed25519, ECDSA and RSA CAs, and not once a signed byte changed', () => {
+    for (const caType of ['ed25519', 'ecdsa', 'rsa']) {
+      const ca = path.join(dir, `ca-${caType}`);
+      keygen(['-t', caType, '-N', '', '-f', ca]);
+      const key = path.join(dir, `k-${caType}`);
+      keygen(['-t', 'ed25519', '-N', '', '-f', key]);
+      keygen(['-s', ca, '-I', 'x', '-h', '-n', 'host.example', `${key}.pub`]);
+      const c = readCertificateFile(`${key}-cert.pub`)!;
+      expect(caSignatureValid(c), caType).toBe(true);
+      const tampered = Buffer.from(c.signedData);
+      tampered[tampered.length - 5] ^= 1;
+      expect(caSignatureValid({ ...c, signedData: tampered }), `${caType}, tampered`).toBe(false);
+    }
   });
 });
