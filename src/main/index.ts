@@ -194,9 +194,9 @@ function nativeDialogs(): FileDialogs {
   return {
     openFile: async ({ purpose }) => {
       const opts: Electron.OpenDialogOptions = {
-        title: purpose === 'key' ? text('dialog.importKey') : text('dialog.importServers'),
-        // Private keys live in ~/.ssh, a hidden folder the dialog would otherwise hide.
-        ...(purpose === 'key' ? { defaultPath: path.join(app.getPath('home'), '.ssh') } : {}),
+        title: purpose === 'key' ? text('dialog.importKey') : purpose === 'certificate' ? text('dialog.chooseCertificate') : text('dialog.importServers'),
+        // Keys and certificates live in ~/.ssh, a hidden folder the dialog would otherwise hide.
+        ...(purpose !== 'profiles' ? { defaultPath: path.join(app.getPath('home'), '.ssh') } : {}),
         properties: ['openFile', 'showHiddenFiles'],
         filters: dialogFilters(purpose),
       };

@@ -431,6 +431,20 @@ export interface KeyView {
   createdAt: string;
   /** "user@host:port" of servers gpu-desk installed it on. */
   installedOn: string[];
+  /** The OpenSSH certificate attached to it (read from its file now), or null. */
+  certificate: CertificateView | null;
+}
+
+export interface CertificateView {
+  file: string;
+  keyId: string;
+  /** Empty: any principal. */
+  principals: string[];
+  /** ISO times; null: no bound. */
+  validAfter: string | null;
+  validBefore: string | null;
+  /** Why it is not offered now (expired, not yet valid, unreadable), or null. */
+  problem: string | null;
 }
 
 export interface KeyInstallView {

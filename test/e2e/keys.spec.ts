@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { registerCleanup } from '../bed';
@@ -100,6 +101,29 @@ test('Keys screen: generate ed25519, import an encrypted key file (passphrase as
   await expect(imported.getByTestId('key-fingerprint')).toHaveText(sshKeygenFingerprint(fs.readFileSync(env.bed.userKeyPath + '.pub', 'utf8').trim()));
   expect(prompts.filter((k) => k === 'passphrase')).toHaveLength(1);
   expect(env.dialogs.pending()).toBe(0);
+
+  // An OpenSSH certificate for that key, as a site's CA issues one: its principals and expiry shown
+  // (the expiry as ssh-keygen -L reads the file), then detached again.
+  // (The CA's private key stays out of the app's home, which a later test scans for secrets.)
+  const caDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-e2e-ca-'));
+  registerCleanup(() => fs.rmSync(caDir, { recursive: true, force: true }));
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(caDir, 'ca')]);
+  fs.copyFileSync(env.bed.userKeyPath + '.pub', path.join(caDir, 'id.pub'));
+  execFileSync('ssh-keygen', ['-q', '-s', path.join(caDir, 'ca'), '-I', 'e2e', '-n', `${env.bed.user},alice`, '-V', '-5m:+1d', path.join(caDir, 'id.pub')]);
+  const certFile = path.join(caDir, 'id-cert.pub');
+  const until = /Valid: from \S+ to (\S+)/.exec(execFileSync('ssh-keygen', ['-L', '-f', certFile]).toString())![1];
+  env.dialogs.queue(certFile);
+  await imported.getByTestId('key-certificate').click();
+  await expect(page.getByTestId('keys-notice')).toContainText(`now offers the certificate ${certFile} first`);
+  await expect(imported.getByTestId('key-cert')).toContainText(`Certificate: for ${env.bed.user}, alice, valid until`);
+  await expect(imported.getByTestId('key-cert')).toHaveAttribute('data-cert-valid-before', new Date(until).toISOString());
+  // A certificate for another key is refused, naming why; the attached one stays.
+  env.dialogs.queue(certFile);
+  await row.getByTestId('key-certificate').click();
+  await expect(page.getByTestId('keys-error')).toContainText('certifies another key than "laptop-e2e"');
+  await expect(row.getByTestId('key-cert')).toHaveCount(0);
+  await imported.getByTestId('key-certificate-detach').click();
+  await expect(imported.getByTestId('key-cert')).toHaveCount(0);
 
   // A file that is not a key: one line naming the cause, and nothing stored.
   await page.getByTestId('key-name').fill('not-a-key');

@@ -31,6 +31,8 @@ export const LATIN_TERMS = new Set(
     'xclip', 'xsel', 'PNG',
     // Run in desktop: the Vulkan demo it is tried with.
     'vkcube',
+    // SSH certificates: the tool's name and the file ending ssh-keygen gives a certificate (KEY-cert.pub).
+    'OpenSSH', 'pub',
   ].map((w) => w.toLowerCase()),
 );
 

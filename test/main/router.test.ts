@@ -56,6 +56,7 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
     'keys.list': {},
     'keys.generate': { name: 'laptop' },
     'keys.importFile': { name: 'laptop' },
+    'keys.certificate': { name: 'laptop', detach: false },
     'keys.remove': { name: 'laptop', fromProfileId: ctx.profileId, force: false },
     'keys.install': { name: 'laptop', profileId: ctx.profileId },
     'connections.list': {},

@@ -3,7 +3,7 @@
  * harness, a stand-in the tests set (test/e2e/fixtures.ts) because Chromium cannot show them. The
  * chosen path never travels from the window, so a window cannot make core read or write a file.
  */
-export type FilePurpose = 'key' | 'profiles';
+export type FilePurpose = 'key' | 'certificate' | 'profiles';
 
 export interface FileDialogs {
   /** An existing file to read; null when the user cancels. */

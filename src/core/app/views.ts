@@ -1,6 +1,7 @@
 import type { GpuInfo, ServerReport, VncSessionInfo, SetupPlan, ApplyResult, PlanProgress } from '../remote/types';
 import type { GpuFigures } from '../remote/gpuFigures';
-import type { GpuFiguresView, GpuView, KeyView, ServerReportView, SetupPlanView, SetupProgress, SetupResultView, VncSessionView } from '../../shared/models';
+import type { GpuFiguresView, GpuView, CertificateView, KeyView, ServerReportView, SetupPlanView, SetupProgress, SetupResultView, VncSessionView } from '../../shared/models';
+import { certificateProblem, readCertificateFile } from '../ssh/certificate';
 import type { KeyRecord } from '../profiles/schema';
 import { redactSecrets } from '../errors';
 
@@ -84,5 +85,19 @@ export function resultView(r: ApplyResult): SetupResultView {
 }
 
 export function keyView(k: KeyRecord): KeyView {
-  return { name: k.name, type: k.type, fingerprint: k.fingerprint, publicKey: k.publicKey, comment: k.comment, source: k.source, createdAt: k.createdAt, installedOn: k.installedOn ?? [] };
+  return { name: k.name, type: k.type, fingerprint: k.fingerprint, publicKey: k.publicKey, comment: k.comment, source: k.source, createdAt: k.createdAt, installedOn: k.installedOn ?? [], certificate: certificateView(k) };
+}
+
+/** The key's certificate as it is on disk now (renewed ones included); its problem when unreadable or out of date. */
+export function certificateView(k: KeyRecord): CertificateView | null {
+  if (!k.certificateFile) return null;
+  const base = { file: k.certificateFile, keyId: '', principals: [] as string[], validAfter: null, validBefore: null };
+  try {
+    const c = readCertificateFile(k.certificateFile);
+    if (!c) return { ...base, problem: `${k.certificateFile} is gone` };
+    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+    return { file: c.file, keyId: c.keyId, principals: c.principals, validAfter: iso(c.validAfter), validBefore: iso(c.validBefore), problem: certificateProblem(c) };
+  } catch (e) {
+    return { ...base, problem: (e as Error).message };
+  }
 }

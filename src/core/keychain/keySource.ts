@@ -17,10 +17,11 @@ export function keychainKeySource(keys: KeyStore, names?: string[]): KeySource {
         if (required) throw e;
         return [];
       }
-      const out: { label: string; privateKey: string }[] = [];
+      const out: { label: string; privateKey: string; certificateFile?: string }[] = [];
       for (const name of chosen) {
         try {
-          out.push({ label: `keychain:${name}`, privateKey: await keys.privateKey(name) });
+          const rec = await keys.get(name);
+          out.push({ label: `keychain:${name}`, privateKey: await keys.privateKey(name), ...(rec.certificateFile ? { certificateFile: rec.certificateFile } : {}) });
         } catch (e) {
           if (required) throw e;
         }

@@ -7,6 +7,8 @@ import type { ProfileStore } from '../profiles/profileStore';
 import type { KeyRecord } from '../profiles/schema';
 import { keyName as keyNameSchema } from '../../shared/profileSchema';
 import { readKeyFile } from '../ssh/keyFile';
+import { readCertificateFile } from '../ssh/certificate';
+import { expandHome as expandHomePath } from '../ssh/sshConfig';
 import { generateEd25519, parsePrivateKey, type KeyPair } from './opensshKey';
 import { newDataKey, readSealed, seal, unseal, writeSealed } from './sealedFile';
 import { account, type SecretStore } from './secretStore';
@@ -131,6 +133,32 @@ export class KeyStore {
   }
 
   /** Remembers (or forgets) that the key is in `where`'s authorized_keys; a key removed meanwhile is left alone. */
+  /**
+   * Attaches the certificate file (checked: a user certificate for this very key) or, with null,
+   * detaches it. Only the path is kept: a daily-renewed certificate keeps working.
+   */
+  async setCertificateFile(name: string, file: string | null): Promise<KeyRecord> {
+    const rec = await this.get(name);
+    if (file !== null) {
+      const abs = path.resolve(expandHomePath(file));
+      const c = readCertificateFile(abs);
+      if (!c) throw new GpuDeskError('KEY_FILE', `no certificate file at ${abs}`, 'give the KEY-cert.pub file your site issued');
+      if (c.kind !== 'user') throw new GpuDeskError('KEY_FILE', `${abs} is a host certificate`, 'give the user certificate your site issued for this key');
+      const blob = Buffer.from(rec.publicKey.split(/\s+/)[1] ?? '', 'base64');
+      if (!c.publicKey.equals(blob)) throw new GpuDeskError('KEY_FILE', `${abs} certifies another key than "${name}" (${rec.fingerprint})`, 'give the certificate issued for this key, or import the key it belongs to');
+      file = abs;
+    }
+    let out: KeyRecord = rec;
+    await this.profiles.update(async (doc) => {
+      const r = doc.keys.find((k) => k.name === name);
+      if (!r) return;
+      if (file === null) delete r.certificateFile;
+      else r.certificateFile = file;
+      out = { ...r };
+    });
+    return out;
+  }
+
   async noteInstalled(name: string, where: string, installed: boolean): Promise<void> {
     await this.profiles.update(async (doc) => {
       const rec = doc.keys.find((k) => k.name === name);

@@ -29,6 +29,11 @@ export const keyRecordSchema = z.object({
   createdAt: z.string(),
   /** "user@host:port" of each server gpu-desk put this key on (and has not removed it from since): what gpu-desk knows, not what the servers hold. */
   installedOn: z.array(z.string()).default([]),
+  /**
+   * An OpenSSH certificate for this key, by path (a site's sshproxy rewrites it every day, so it is
+   * read at each connect, never copied): offered before the plain key.
+   */
+  certificateFile: z.string().optional(),
 });
 export type KeyRecord = z.infer<typeof keyRecordSchema>;
 

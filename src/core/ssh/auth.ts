@@ -6,6 +6,7 @@ import type { AnyAuthMethod, AuthHandlerMiddleware, AuthenticationType, ParsedKe
 import { redactSecrets, registerSecret } from '../errors';
 import type { ConnectCallbacks, KeySource, SshEndpoint } from './types';
 import { keyTypeAccepted } from './algorithms';
+import { AcceptedKeysAgent } from './acceptedKeysAgent';
 import { readKeyFile } from './keyFile';
 import { certificateProblem, certifiedKey, certifies, describeCertificate, principalHint, readCertificateFile, type UserCertificate } from './certificate';
 
@@ -98,19 +99,27 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
   const asking = { user: username, host: endpoint.host, hop: input.hop ?? 0, isTarget: input.isTarget ?? true };
   const queue: { method: AuthenticationType; attempt: Attempt }[] = [];
   const accepted = (keyType: string, label: string): boolean => {
-    if (!input.pubkeyAlgorithms || keyTypeAccepted(keyType, input.pubkeyAlgorithms)) return true;
+    // A certificate is offered where the key it certifies is.
+    if (!input.pubkeyAlgorithms || keyTypeAccepted(keyType.replace(/-cert-v01@openssh\.com$/, ''), input.pubkeyAlgorithms)) return true;
     report.notes.push(`${label}: a ${keyType} key, not offered (not in PubkeyAcceptedAlgorithms)`);
     return false;
   };
 
   if (input.agent) {
-    const agent = input.agent;
+    const agent = new AcceptedKeysAgent(input.agent, accepted);
     queue.push({ method: 'publickey', attempt: async () => ({ type: 'agent', username, agent }) as AnyAuthMethod });
   }
   for (const src of input.keySources) {
     let keys: Awaited<ReturnType<KeySource['loadKeys']>> | null = null;
     let idx = 0;
+    // A key with a certificate is offered twice: the certificate first, then (next slot) the key.
+    let plainNext: AnyAuthMethod | null = null;
     const next: Attempt = async () => {
+      if (plainNext) {
+        const p = plainNext;
+        plainNext = null;
+        return p;
+      }
       keys ??= await src.loadKeys(endpoint).catch((e: Error) => {
         report.notes.push(e.message);
         return [];
@@ -124,13 +133,17 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
         }
         if (!accepted(parsed.type, k.label)) continue;
         if (k.passphrase) registerSecret(k.passphrase);
+        const plain = { type: 'publickey', username, key: k.privateKey, passphrase: k.passphrase } as AnyAuthMethod;
+        const cert = k.certificateFile ? usableCertificate([k.certificateFile], parsed, k.label) : null;
         report.tried.push(`publickey (${k.label})`);
-        return { type: 'publickey', username, key: k.privateKey, passphrase: k.passphrase } as AnyAuthMethod;
+        if (!cert) return plain;
+        plainNext = plain;
+        return { type: 'publickey', username, key: certifiedKey(parsed, cert) as unknown as Buffer } as AnyAuthMethod;
       }
       return null;
     };
-    // One queue slot per possible key: the attempt itself skips ahead when a key is unusable.
-    for (let i = 0; i < 16; i++) queue.push({ method: 'publickey', attempt: next });
+    // Two queue slots per possible key (certificate, key): the attempt itself skips ahead when a key is unusable.
+    for (let i = 0; i < 32; i++) queue.push({ method: 'publickey', attempt: next });
   }
   for (const file of input.identityFiles) {
     // As ssh: the key's certificate first (a site's CA vouches for it where authorized_keys has no
@@ -194,25 +207,20 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
     return p;
   }
 
-  async function certificateAttempt(file: string): Promise<AnyAuthMethod | null> {
-    const candidates = [...(endpoint.certificateFiles ?? []), `${file}-cert.pub`];
-    // Only a key that exists and has a certificate is loaded here (no passphrase asked for nothing).
-    const certs: UserCertificate[] = [];
-    for (const cf of new Set(candidates)) {
+  /** Certificate files read (a missing one is no certificate); null when none certifies `key` and is valid now. */
+  function usableCertificate(files: string[], key: ParsedKey, label: string): UserCertificate | null {
+    const pub = key.getPublicSSH();
+    for (const cf of new Set(files)) {
+      let c: UserCertificate | null;
       try {
-        const c = readCertificateFile(cf);
-        if (c) certs.push(c);
+        c = readCertificateFile(cf);
       } catch (e) {
         report.notes.push((e as Error).message);
+        continue;
       }
-    }
-    if (!certs.length || !fs.existsSync(file)) return null;
-    const k = await loadKeyFile(file);
-    if (!k) return null;
-    const pub = k.parsed.getPublicSSH();
-    for (const c of certs) {
+      if (!c) continue;
       if (!certifies(c, pub)) {
-        if (c.file === `${file}-cert.pub`) report.notes.push(`${c.file} certifies another key than ${file}`);
+        if (c.file.endsWith('-cert.pub')) report.notes.push(`${c.file} certifies another key than ${label}`);
         continue;
       }
       const problem = certificateProblem(c);
@@ -223,11 +231,21 @@ export function makeAuthHandler(input: AuthPlanInput, report: AuthReport): AuthH
       }
       const hint = principalHint(c, username);
       if (hint) report.certificateProblems.push(hint);
-      report.tried.push(`publickey (${file} with its certificate ${c.file})`);
+      report.tried.push(`publickey (${label} with its certificate ${c.file})`);
       log(`offering ${describeCertificate(c)} from ${c.file}`);
-      return { type: 'publickey', username, key: certifiedKey(k.parsed, c) as unknown as Buffer } as AnyAuthMethod;
+      return c;
     }
     return null;
+  }
+
+  async function certificateAttempt(file: string): Promise<AnyAuthMethod | null> {
+    const candidates = [...(endpoint.certificateFiles ?? []), `${file}-cert.pub`];
+    // Only a key that exists and has a certificate file is loaded here (no passphrase asked for nothing).
+    if (!candidates.some((f) => fs.existsSync(f)) || !fs.existsSync(file)) return null;
+    const k = await loadKeyFile(file);
+    if (!k) return null;
+    const c = usableCertificate(candidates, k.parsed, file);
+    return c ? ({ type: 'publickey', username, key: certifiedKey(k.parsed, c) as unknown as Buffer } as AnyAuthMethod) : null;
   }
 
   async function keyFileAttempt(file: string): Promise<AnyAuthMethod | null> {

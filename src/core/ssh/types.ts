@@ -61,7 +61,7 @@ export interface ConnectCallbacks {
 /** Seam for private keys that do not live in files (the OS keychain). */
 export interface KeySource {
   /** A human label ("keychain:work-ed25519") and the key material (OpenSSH or PEM, unencrypted or with passphrase). */
-  loadKeys(endpoint: SshEndpoint): Promise<{ label: string; privateKey: string | Buffer; passphrase?: string }[]>;
+  loadKeys(endpoint: SshEndpoint): Promise<{ label: string; privateKey: string | Buffer; passphrase?: string; certificateFile?: string }[]>;
 }
 
 export interface ReconnectPolicy {

@@ -73,6 +73,7 @@ export default {
   dialog: {
     saveToFolder: 'Save to folder',
     saveHere: 'Save here',
+    chooseCertificate: 'Choose the key\'s OpenSSH certificate (…-cert.pub)',
     importKey: 'Import a private key',
     importServers: 'Import servers',
     exportServers: 'Export servers',

@@ -74,6 +74,7 @@ const zhCN: Catalogue<typeof en> = {
   dialog: {
     saveToFolder: '保存到文件夹',
     saveHere: '保存到这里',
+    chooseCertificate: '选择此密钥的 OpenSSH 证书（…-cert.pub）',
     importKey: '导入私钥',
     importServers: '导入服务器',
     exportServers: '导出服务器',

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { KeyView, Profile } from '../../shared/models';
+import type { CertificateView, KeyView, Profile } from '../../shared/models';
 import { useReloadProfiles } from '../app/navigation';
 import { errorLine, useApi } from '../app/api';
 import { Dialog } from '../app/Dialog';
@@ -55,6 +55,11 @@ export function KeysScreen({ profiles }: { profiles: Profile[] }) {
     setName('');
     return t('imported', { name: k.name });
   });
+  const certificate = (k: KeyView, detach: boolean) => run(async () => {
+    const v = await api.invoke('keys.certificate', { name: k.name, detach });
+    if (!v) return null;
+    return v.certificate ? t('certificate.attached', { name: k.name, file: v.certificate.file }) : t('certificate.detached', { name: k.name });
+  });
   const copy = async (k: KeyView) => {
     try {
       await navigator.clipboard.writeText(k.publicKey);
@@ -88,13 +93,15 @@ export function KeysScreen({ profiles }: { profiles: Profile[] }) {
           <tbody>
             {keys.map((k) => (
               <tr key={k.name} data-testid={`key-${k.name}`}>
-                <td>{k.name}</td>
+                <td>{k.name}{k.certificate && <CertificateLine c={k.certificate} />}</td>
                 <td className="mono">{k.type}</td>
                 <td className="mono fingerprint" data-testid="key-fingerprint">{k.fingerprint}</td>
                 <td data-testid="key-installed">{k.installedOn.length ? k.installedOn.join(', ') : <span className="muted">{t('nowhere')}</span>}</td>
                 <td>{fmt.dateTime(new Date(k.createdAt))}</td>
                 <td className="actions">
                   <button onClick={() => void copy(k)} data-testid="key-copy">{copied?.name === k.name ? (copied.ok ? t('copied') : t('copyFailed')) : t('copy')}</button>
+                  <button disabled={busy} onClick={() => void certificate(k, false)} data-testid="key-certificate">{k.certificate ? t('certificate.change') : t('certificate.attach')}</button>
+                  {k.certificate && <button disabled={busy} onClick={() => void certificate(k, true)} data-testid="key-certificate-detach">{t('certificate.detach')}</button>}
                   <button className="danger" onClick={() => setRemoving(k)} data-testid="key-remove">{t('remove')}</button>
                   <details>
                     <summary>{t('showPublic')}</summary>
@@ -153,5 +160,18 @@ function RemoveKeyDialog(props: { keyView: KeyView; profiles: Profile[]; onDone(
         <button className="danger" onClick={() => void remove()} disabled={busy} data-testid="remove-key-go">{t('remove')}</button>
       </div>
     </Dialog>
+  );
+}
+
+/** The key's certificate: its principals and until when it is valid, or why it is not offered. */
+function CertificateLine({ c }: { c: CertificateView }) {
+  const { t } = useTranslation('keys');
+  const fmt = useFormat();
+  const who = c.principals.length ? t('certificate.principals', { list: c.principals.join(', ') }) : t('certificate.anyPrincipal');
+  const until = c.validBefore ? t('certificate.until', { when: fmt.dateTime(new Date(c.validBefore)) }) : t('certificate.noExpiry');
+  return (
+    <span className={`certificate-line${c.problem ? ' error' : ''}`} data-testid="key-cert" data-cert-valid-before={c.validBefore ?? ''} title={c.file}>
+      {c.problem ? t('certificate.problem', { why: c.problem }) : t('certificate.line', { who, until })}
+    </span>
   );
 }

@@ -281,3 +281,43 @@ describe('gpu-desk keys against the bed', () => {
     expect(hits).toEqual([]);
   });
 });
+
+describe('gpu-desk keys certificate', () => {
+  it('a keychain key with its site certificate attached logs in where only certificates are accepted; keys list shows principals and expiry; another key\'s certificate is refused; --none detaches', async () => {
+    const certBed = await startSshd({ userCa: true, authorizeUserKey: false });
+    const dir = makeTempDir('gd-kcert-');
+    const keyFile = path.join(dir, 'id_ed25519');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', keyFile]);
+    const cert = certBed.signUserKey(`${keyFile}.pub`, { principals: [certBed.user], validity: '-5m:+1h' });
+    json(await cli(['keys', 'import', 'sitekey', keyFile, '--json']));
+    json(await cli(['profiles', 'add', 'certsite', `${certBed.user}@127.0.0.1:${certBed.port}`, '--key', 'sitekey', '--json']));
+    const login = ['sessions', 'certsite', 'list', '-F', 'none', '--no-agent', '--known-hosts', kh, '--accept-new-host-key'];
+    const refused = await cli(login);
+    expect(refused.code).not.toBe(0);
+    expect(lastErr(refused)).toMatch(/^error: Authentication to .* failed/);
+
+    const attached = json(await cli(['keys', 'certificate', 'sitekey', cert, '--json']));
+    expect(attached.certificate).toMatchObject({ file: cert, principals: [certBed.user], problem: null });
+    const until = /Valid: from \S+ to (\S+)/.exec(execFileSync('ssh-keygen', ['-L', '-f', cert]).toString())![1];
+    expect(attached.certificate.validBefore).toBe(new Date(until).toISOString());
+    const listed = (await cli(['keys', 'list'])).stdout;
+    expect(listed).toContain(`    certificate ${cert}: principals ${certBed.user}, valid until ${new Date(until).toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+    const ok = await cli(login);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(fs.readFileSync(certBed.logPath, 'utf8')).toMatch(/Accepted publickey for \S+ .*ED25519-CERT/);
+
+    // Another key's certificate: refused with the reason, the attached one kept.
+    const other = path.join(dir, 'other');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
+    const wrong = await cli(['keys', 'certificate', 'sitekey', certBed.signUserKey(`${other}.pub`, { principals: [certBed.user] })]);
+    expect(wrong.code).not.toBe(0);
+    expect(lastErr(wrong)).toMatch(/certifies another key than "sitekey"/);
+    expect(json(await cli(['keys', 'list', '--json'])).keys.find((k: { name: string }) => k.name === 'sitekey').certificateFile).toBe(cert);
+
+    json(await cli(['keys', 'certificate', 'sitekey', '--none', '--json']));
+    expect((await cli(['keys', 'list'])).stdout).not.toContain('certificate');
+    expect((await cli(login)).code).not.toBe(0);
+    json(await cli(['profiles', 'remove', 'certsite', '--json']));
+    json(await cli(['keys', 'remove', 'sitekey', '--json']));
+  });
+});

@@ -14,6 +14,7 @@ import type { ChannelHub } from '../../../src/core/vnc/channelHub';
 import type { PromptRequest } from '../../../src/shared/models';
 import { registerCleanup } from '../../bed';
 import { memorySecrets } from '../../unit/app/services/fakes';
+import { until } from '../../helpers/until';
 
 /**
  * OpenSSH user certificates against the real sshd: the bed trusts a user CA (TrustedUserCAKeys) and
@@ -125,6 +126,29 @@ describe('user certificates (TrustedUserCAKeys, empty authorized_keys)', () => {
     expect(r.stderr).not.toMatch(/host key/i);
     expect(fs.existsSync(appKh)).toBe(false);
     expect(fs.readFileSync(both.logPath, 'utf8')).toMatch(/Accepted publickey for \S+ .*ED25519-CERT/);
+  });
+
+  it('ssh-agent: the certificate ssh-add added with its key logs in with no key file; PubkeyAcceptedAlgorithms keeps an agent key of another type from being offered', async () => {
+    const key = freshKey('ecdsa');
+    bed.signUserKey(`${key}.pub`, { principals: [bed.user], validity: '-5m:+1h' });
+    const sock = path.join(makeTempDir('gd-agent-'), 'agent.sock');
+    const agent = spawn('ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
+    registerCleanup(() => { agent.kill(); });
+    await until(async () => fs.existsSync(sock), (x) => x, 'ssh-agent listening');
+    // ssh-add adds KEY and, beside it, KEY-cert.pub (as ssh users load their site's certificate).
+    execFileSync('ssh-add', [key], { env: { ...process.env, SSH_AUTH_SOCK: sock }, stdio: 'pipe' });
+    expect(execFileSync('ssh-add', ['-l'], { env: { ...process.env, SSH_AUTH_SOCK: sock } }).toString()).toMatch(/ECDSA-CERT/);
+    const viaAgent = { identityFiles: [], agent: sock };
+    const conn = await connectSsh(bedOptions(bed, viaAgent));
+    expect((await conn.exec('id -un')).stdout.trim()).toBe(bed.user);
+    await conn.close();
+    // Only ed25519 accepted: neither the ECDSA key nor its certificate is offered, so sshd never sees them.
+    const cfg = path.join(makeTempDir('gd-agentcfg-'), 'config');
+    fs.writeFileSync(cfg, 'Host *\n  PubkeyAcceptedAlgorithms ssh-ed25519\n');
+    const before = fs.readFileSync(bed.logPath, 'utf8').length;
+    const e = await expectCode(connectSsh(bedOptions(bed, { ...viaAgent, sshConfigPath: cfg })), 'AUTH_FAILED');
+    expect(e.message).toContain('not in PubkeyAcceptedAlgorithms');
+    expect(fs.readFileSync(bed.logPath, 'utf8').slice(before)).not.toMatch(/ECDSA/);
   });
 
   it('the app: a key-file profile whose key has its certificate beside it, on a host known through @cert-authority, connects asking nothing', async () => {

@@ -40,6 +40,7 @@ export class Keys {
       'keys.list': async () => (await this.store().list()).map(keyView),
       'keys.generate': async ({ name }) => keyView(await this.store().generate(name)),
       'keys.importFile': (i) => this.importFile(i.name),
+      'keys.certificate': (i) => this.certificate(i),
       'keys.remove': (i) => this.remove(i),
       'keys.install': (i) => this.install(i),
     };
@@ -68,6 +69,15 @@ export class Keys {
     } finally {
       this.deps.prompts.cancelFor(askId);
     }
+  }
+
+  private async certificate({ name, detach }: ParsedInput<'keys.certificate'>): Promise<KeyView | null> {
+    const keys = this.store();
+    if (detach) return keyView(await keys.setCertificateFile(name, null));
+    if (!this.deps.dialogs) throw new GpuDeskError('BAD_ARGUMENT', 'Choosing files is not available in this window', `use the command line: gpu-desk keys certificate ${name} FILE`);
+    const file = await this.deps.dialogs.openFile({ purpose: 'certificate' });
+    if (!file) return null;
+    return keyView(await keys.setCertificateFile(name, file));
   }
 
   private async install({ name, profileId }: ParsedInput<'keys.install'>): Promise<KeyInstallView> {

@@ -11,9 +11,10 @@ import { ask } from '../prompts';
 import { registerCommand } from '../registry';
 import { connectOptionsFromFlags, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
 import { appStores, readSecret } from './profiles';
+import { certificateView } from '../../app/views';
 
 const help = [
-  'Usage: gpu-desk keys <generate|import|list|public|install|remove> [options]',
+  'Usage: gpu-desk keys <generate|import|list|public|certificate|install|remove> [options]',
   '',
   'SSH key pairs whose private half lives only in the OS keychain.',
   '',
@@ -21,6 +22,8 @@ const help = [
   '  keys import NAME FILE [--passphrase-stdin] [--json]       copy a key file in, decrypted only inside the keychain',
   '  keys list [--json]',
   '  keys public NAME                                          print the public key (authorized_keys line)',
+  '  keys certificate NAME FILE|--none                         use the OpenSSH certificate FILE (e.g. what your site\'s',
+  '      sshproxy writes each day) with the key: offered before the key; the path is kept, so a renewed one is used',
   '  keys install NAME <destination> [--password-stdin] [--use-in-profile] [--json] [ssh options]',
   '      log in with a password (asked on the terminal, or from stdin), add the key to',
   '      ~/.ssh/authorized_keys once, then try a login with the key and report it',
@@ -88,6 +91,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     'use-in-profile': { type: 'boolean' },
     from: { type: 'string' },
     force: { type: 'boolean' },
+    none: { type: 'boolean' },
   });
   const v = values as SshOptionValues & Record<string, string | boolean | undefined>;
   if (v.help) return writeLine(io.stdout, help), 0;
@@ -136,7 +140,22 @@ async function run(args: string[], io: CliIo): Promise<number> {
       const list = await keys.list();
       if (json) writeLine(io.stdout, jsonText({ keys: list }));
       else if (!list.length) writeLine(io.stdout, 'No keys yet. Create one with "gpu-desk keys generate NAME".');
-      else for (const k of list) writeLine(io.stdout, `${k.name}  ${k.type}  ${k.fingerprint}  ${k.source}${k.storage === 'sealed-file' ? ' (sealed)' : ''}  ${k.comment}`.trimEnd());
+      else {
+        for (const k of list) {
+          writeLine(io.stdout, `${k.name}  ${k.type}  ${k.fingerprint}  ${k.source}${k.storage === 'sealed-file' ? ' (sealed)' : ''}  ${k.comment}`.trimEnd());
+          const c = certificateView(k);
+          if (c) writeLine(io.stdout, `    certificate ${c.file}: ${c.problem ?? `${c.principals.length ? `principals ${c.principals.join(', ')}` : 'any principal'}, ${c.validBefore ? `valid until ${c.validBefore.replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC')}` : 'no expiry'}`}`);
+        }
+      }
+      return 0;
+    }
+    case 'certificate': {
+      const [name, file] = v.none ? need(1, 'NAME (with --none)') : need(2, 'NAME and FILE (or --none)');
+      const rec = await keys.setCertificateFile(name, v.none ? null : file);
+      const c = certificateView(rec);
+      if (json) writeLine(io.stdout, jsonText({ key: rec.name, certificate: c }));
+      else if (!c) writeLine(io.stdout, `Key "${name}" has no certificate now.`);
+      else writeLine(io.stdout, `Key "${name}" now offers the certificate ${c.file} first (${c.problem ?? `${c.principals.length ? `principals ${c.principals.join(', ')}` : 'any principal'}${c.validBefore ? `, valid until ${c.validBefore}` : ''}`}).`);
       return 0;
     }
     case 'public': {
