@@ -4,13 +4,12 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppCore } from '../../../src/core/app/createAppCore';
-import type { RemoteOps } from '../../../src/core/app/remoteOps';
 import { appPaths } from '../../../src/core/profiles/appPaths';
 import { ProfileStore } from '../../../src/core/profiles/profileStore';
-import type { ChannelHub } from '../../../src/core/vnc/channelHub';
 import type { ParsedInput } from '../../../src/shared/contract';
 import type { PromptRequest } from '../../../src/shared/models';
 import { cleanupAll, makeTempDir, registerCleanup, startSshd, type SshdBed } from '../../bed';
+import { connectionsCore } from '../../helpers/appCore';
 
 /**
  * Issue 29, finding 1: one profile → connection-options mapping for the CLI and the app, against a
@@ -73,29 +72,19 @@ async function cliTunnel(p: ProfileIn): Promise<{ listening: boolean; stderr: st
 
 /** The same profile through the app core's handlers (in this process: HOME and SSH_AUTH_SOCK as the CLI had them). */
 async function appOpen(p: ProfileIn): Promise<{ ok: boolean; code?: string }> {
-  const dir = makeTempDir('gd-semantics-app-');
   const saved = { HOME: process.env.HOME, SSH_AUTH_SOCK: process.env.SSH_AUTH_SOCK };
   process.env.HOME = home;
   process.env.SSH_AUTH_SOCK = agentSock;
   // Nothing else is offered in the person's place: a password or 2FA question is declined.
-  const core: AppCore = new AppCore({
-    profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
-    knownHostsFile: path.join(dir, 'known_hosts'),
-    settingsFile: path.join(dir, 'settings.json'),
-    hub: {} as ChannelHub,
-    channelBase: () => 'ws://127.0.0.1:1',
+  const core: AppCore = connectionsCore({
     emit: (event, payload) => {
       if (event !== 'prompt') return;
       const q = payload as PromptRequest;
       const answer = q.kind === 'hostKey' ? { kind: 'hostKey', decision: 'reject' } : q.kind === 'keyboardInteractive' ? { kind: 'answers', values: null } : { kind: 'secret', value: null };
       setImmediate(() => void core.handlers()['prompts.answer']({ promptId: q.promptId, answer: answer as never }).catch(() => {}));
     },
-    remote: {} as RemoteOps,
-    shell: 'harness',
-    version: 'test',
-    sshConfigPath: null,
     userKnownHostsFiles: [kh],
-  });
+  }).core;
   try {
     const h = core.handlers();
     const s = await h['profiles.save']({ profile: p });

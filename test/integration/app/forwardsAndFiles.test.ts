@@ -11,6 +11,7 @@ import { remoteOps } from '../../../src/core/app/remoteOps';
 import { ProfileStore } from '../../../src/core/profiles/profileStore';
 import { ChannelHub } from '../../../src/core/vnc/channelHub';
 import type { ForwardView, Profile, UploadProgress } from '../../../src/shared/models';
+import { until } from '../../helpers/until';
 
 let bed: SshdBed;
 let core: AppCore;
@@ -19,17 +20,6 @@ let webPort: number;
 let saveDir: string;
 const forwardEvents: ForwardView[][] = [];
 const progress: UploadProgress[] = [];
-
-/** Polls until `get` gives a value `ok` accepts (generous: two cores shared with other runs). */
-async function until<T>(get: () => T | Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(v)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function headThrough(port: number): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,15 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppCore } from '../../../src/core/app/createAppCore';
-import type { RemoteOps } from '../../../src/core/app/remoteOps';
 import { savedPassword, savePassword } from '../../../src/core/keychain/passwords';
-import { ProfileStore } from '../../../src/core/profiles/profileStore';
-import type { ChannelHub } from '../../../src/core/vnc/channelHub';
 import type { PromptRequest } from '../../../src/shared/models';
-import { cleanupAll, isRoot, registerCleanup, startSshd, type SshdBed } from '../../bed';
+import { cleanupAll, isRoot, startSshd, type SshdBed } from '../../bed';
 import { memorySecrets } from '../../unit/app/services/fakes';
+import { connectionsCore } from '../../helpers/appCore';
 
 /**
  * Issue 34, finding 2: a password profile behind a jump host that offers only keyboard-interactive.
@@ -32,16 +27,10 @@ const NO_PASSWORD_WHY = 'not running as root: the bed has no account with a pass
 if (!isRoot) console.log(`jumpPrompts.test.ts: ${NO_PASSWORD_WHY}`);
 
 function core() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-jump-pw-'));
   const secrets = memorySecrets();
   const prompts: PromptRequest[] = [];
   let answer: (p: PromptRequest) => unknown = () => null;
-  const c: AppCore = new AppCore({
-    profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
-    knownHostsFile: path.join(dir, 'known_hosts'),
-    settingsFile: path.join(dir, 'settings.json'),
-    hub: {} as ChannelHub,
-    channelBase: () => 'ws://127.0.0.1:1',
+  const c: AppCore = connectionsCore({
     emit: (event, payload) => {
       if (event !== 'prompt') return;
       const p = payload as PromptRequest;
@@ -49,17 +38,8 @@ function core() {
       const a = p.kind === 'hostKey' ? { kind: 'hostKey', decision: 'accept-once' } : p.kind === 'keyboardInteractive' ? { kind: 'answers', values: [answer(p)] } : { kind: 'secret', value: answer(p) };
       setImmediate(() => void c.handlers()['prompts.answer']({ promptId: p.promptId, answer: a as never }).catch(() => {}));
     },
-    remote: {} as RemoteOps,
-    shell: 'harness',
-    version: 'test',
     secrets,
-    sshConfigPath: null,
-    userKnownHostsFiles: [],
-  });
-  registerCleanup(async () => {
-    await c.shutdown();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  }).core;
   return { core: c, secrets, prompts, answerWith: (f: (p: PromptRequest) => unknown) => { answer = f; } };
 }
 

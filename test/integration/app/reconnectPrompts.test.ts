@@ -5,17 +5,13 @@
  * dialog left over a viewer that had reconnected, blocking every click.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppCore } from '../../../src/core/app/createAppCore';
-import type { RemoteOps } from '../../../src/core/app/remoteOps';
-import { ProfileStore } from '../../../src/core/profiles/profileStore';
-import type { ChannelHub } from '../../../src/core/vnc/channelHub';
 import type { PromptRequest } from '../../../src/shared/models';
 import { cleanupAll, registerCleanup, startSshd, type SshdBed } from '../../bed';
 import { memorySecrets } from '../../unit/app/services/fakes';
 import { until } from '../../helpers/until';
+import { connectionsCore } from '../../helpers/appCore';
 
 let bed: SshdBed;
 let core: AppCore;
@@ -24,13 +20,7 @@ const cancelled: string[] = [];
 
 beforeAll(async () => {
   bed = await startSshd();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-reconnect-prompts-'));
-  core = new AppCore({
-    profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
-    knownHostsFile: path.join(dir, 'known_hosts'),
-    settingsFile: path.join(dir, 'settings.json'),
-    hub: {} as ChannelHub,
-    channelBase: () => 'ws://127.0.0.1:1',
+  core = connectionsCore({
     emit: (event, payload) => {
       if (event === 'prompt.cancel') cancelled.push((payload as { promptId: string }).promptId);
       if (event !== 'prompt') return;
@@ -39,17 +29,8 @@ beforeAll(async () => {
       if (p.kind === 'hostKey') void core.handlers()['prompts.answer']({ promptId: p.promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
       else asked.push(p);
     },
-    remote: {} as RemoteOps,
-    shell: 'harness',
-    version: 'test',
     secrets: memorySecrets(),
-    sshConfigPath: null,
-    userKnownHostsFiles: [],
-  });
-  registerCleanup(async () => {
-    await core.shutdown();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  }).core;
 }, 60_000);
 afterAll(cleanupAll);
 

@@ -15,6 +15,7 @@ import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection
 import type { ConnectOptions } from '../../../src/core/ssh/types';
 import { cleanupAll, makeTempDir, registerCleanup, startSlurm, type SlurmBed } from '../../bed';
 import { rfbHandshake } from '../remote/rfb';
+import { eventually } from '../../helpers/until';
 
 let slurm: SlurmBed;
 let login: SshConnection;
@@ -48,16 +49,6 @@ async function blocker(): Promise<string> {
   return r.stdout.trim();
 }
 
-async function until<T>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 describe('sbatch errors', () => {
   it('a partition that does not exist gives sbatch\'s reason and what to do', async () => {
     const e = await submitJob(login, { partition: 'nope' }).catch((x) => x);
@@ -84,7 +75,7 @@ describe('a desktop job', () => {
   it('pends while the node is taken, runs, is reached by SSH to the node and its Unix socket, and is cancelled', async () => {
     const block = await blocker();
     const { jobId } = await submitJob(login, { gres: 'gpu:1', time: '10', geometry: '1024x768' });
-    const pending = await until('pending with a reason', async () => {
+    const pending = await eventually('pending with a reason', async () => {
       const s = await jobStatus(login, jobId);
       return s.phase === 'pending' && s.reason === 'Resources' ? s : null;
     });
@@ -125,12 +116,12 @@ describe('a desktop job', () => {
     }
 
     await cancelJob(login, jobId);
-    const ended = await until('ended', async () => {
+    const ended = await eventually('ended', async () => {
       const s = await jobStatus(login, jobId);
       return s.phase === 'ended' ? s : null;
     });
     expect(ended).toMatchObject({ state: 'CANCELLED', endedWhy: 'cancelled', source: 'scontrol' });
-    await until('the session and its socket gone', async () => !fs.existsSync(connection.socket!) && !fs.existsSync(`/tmp/.X11-unix/X${connection.display}`));
+    await eventually('the session and its socket gone', async () => !fs.existsSync(connection.socket!) && !fs.existsSync(`/tmp/.X11-unix/X${connection.display}`));
     expect((await readJobFiles(login, jobId)).connection).toBeNull();
     expect(await listDesktopJobs(login)).toEqual([]);
   }, 240_000);
@@ -151,14 +142,14 @@ describe('a desktop job', () => {
       await link.close();
       await cancelJob(login, jobId);
     }
-    await until('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
+    await eventually('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
   }, 240_000);
 
   it('a job that reaches its time limit ends with "time limit"', async () => {
     const { jobId } = await submitJob(login, { gres: 'gpu:1', time: '1' });
     await waitForDesktop(login, jobId);
     // Slurm checks time limits on its own schedule (about every 30 s after the minute is up).
-    const ended = await until('ended by the time limit', async () => {
+    const ended = await eventually('ended by the time limit', async () => {
       const s = await jobStatus(login, jobId);
       return s.phase === 'ended' ? s : null;
     }, 180_000);
@@ -189,7 +180,7 @@ describe('nodes that lack a part', () => {
     } finally {
       await cancelJob(login, jobId);
     }
-    await until('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
+    await eventually('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
   }, 180_000);
 
   it('a node without TurboVNC: the job ends before its desktop is up, and the wait says why and where to look', async () => {
@@ -229,7 +220,7 @@ describe('job files on a home that several clusters share', () => {
     const legacyDir = path.join(jobs, jobId);
     const otherText = plant(otherDir, 'other-node');
     const legacyText = plant(legacyDir, 'legacy-node');
-    await until('pending', async () => (await jobStatus(login, jobId)).phase === 'pending');
+    await eventually('pending', async () => (await jobStatus(login, jobId)).phase === 'pending');
     const before = await readJobFiles(login, jobId);
     expect(before.connection).toBeNull();
     expect(before.outputPath).toBe(`~/.gpu-desk/jobs/${slurm.clusterName}/${jobId}.out`);
@@ -254,8 +245,8 @@ describe('job files on a home that several clusters share', () => {
     expect(mode(path.join(jobs, slurm.clusterName, `${jobId}.out`))).toBe(0o600);
 
     await cancelJob(login, jobId);
-    await until('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
-    await until('its directory removed by the job', async () => !fs.existsSync(own));
+    await eventually('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
+    await eventually('its directory removed by the job', async () => !fs.existsSync(own));
     expect(fs.existsSync(otherDir) && fs.existsSync(legacyDir)).toBe(true);
   }, 240_000);
 
@@ -274,12 +265,12 @@ describe('job files on a home that several clusters share', () => {
     const jobId = r.stdout.trim();
     registerCleanup(() => fs.rmSync(path.join(slurm.login.home, '.gpu-desk', 'jobs', `${jobId}.out`), { force: true }));
     try {
-      const found = await until('the earlier layout\'s connection file', async () => (await readJobFiles(login, jobId)).connection);
+      const found = await eventually('the earlier layout\'s connection file', async () => (await readJobFiles(login, jobId)).connection);
       expect(found).toMatchObject({ jobId, node: slurm.nodeName, display: 77, socket: `${slurm.login.home}/.gpu-desk/jobs/${jobId}/vnc.sock` });
       expect((await readJobFiles(login, jobId)).outputPath).toBe(`~/.gpu-desk/jobs/${jobId}.out`);
     } finally {
       await cancelJob(login, jobId);
     }
-    await until('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
+    await eventually('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
   }, 120_000);
 });

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDelayProxy } from '../../bed/delayProxy';
 import { cleanupAll, isRoot, makeTempDir, registerCleanup, startFreshServer, startPackageMirror, VENDOR_DIR, type FreshServer, type PackageMirror } from '../../bed';
+import { eventually } from '../../helpers/until';
 
 const BIN = path.resolve(__dirname, '../../../bin/gpu-desk.cjs');
 const TURBO_DEB = 'turbovnc_3.3_amd64.deb';
@@ -73,14 +74,6 @@ function packageProcesses(): number {
   return server.rootSh("ps -eo comm= | grep -cE '^(apt-get|dpkg|apt)$' || true", { allowFail: true }).out.trim() === '0' ? 0 : 1;
 }
 
-async function until(what: string, cond: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
 describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed, real apt, sudo, packages from a mirror)', () => {
   beforeAll(async () => {
     [server, mirror] = await Promise.all([startFreshServer(), startPackageMirror()]);
@@ -129,7 +122,7 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     expect(r.stderr.trim().split('\n').pop()).toMatch(/^error: The connection dropped during step "Install the OpenGL libraries"; the step may not have finished — Reconnect and run the plan again/);
     expect(r.stdout + r.stderr).not.toContain(server.password);
     expect(killed).toBeGreaterThan(0);
-    await until('apt and dpkg in the server to be gone', () => packageProcesses() === 0, 60_000);
+    await eventually('apt and dpkg in the server to be gone', () => packageProcesses() === 0, 60_000);
     // Halfway: dpkg has packages unpacked but not configured, and the step's packages are not all in.
     expect(audit()).not.toBe('');
     expect(installed('mesa-utils') && installed('libglew-dev') && installed('freeglut3-dev')).toBe(false);
@@ -208,7 +201,7 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     expect(s).toMatchObject({ flavor: 'turbovnc', port: null, localhostOnly: true, passwordKind: 'otp', unixPath: `${server.home}/.vnc/gpu-desk-${s.display}.sock` });
 
     // The desktop's window manager, found by the X display in its own environment.
-    await until(`openbox on :${s.display}`, () => server.desktopEnv(s.display) !== null, 60_000);
+    await eventually(`openbox on :${s.display}`, () => server.desktopEnv(s.display) !== null, 60_000);
     const env = server.desktopEnv(s.display)!;
     const envVar = (k: string) => env.find((e) => e.startsWith(`${k}=`))?.slice(k.length + 1);
     // vglrun +wm put VirtualGL's interposers in front of the window manager, on the EGL device the probe chose.

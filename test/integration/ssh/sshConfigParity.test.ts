@@ -6,6 +6,7 @@ import { bedOptions } from '../../helpers/ssh';
 import { connectSsh } from '../../../src/core/ssh/connection';
 import type { ConnectionStateEvent, HostKeyPrompt } from '../../../src/core/ssh/types';
 import { GpuDeskError } from '../../../src/core/errors';
+import { waitFor } from '../../helpers/until';
 
 let bed: SshdBed;
 let bed2: SshdBed;
@@ -31,14 +32,6 @@ async function withHome<T>(fn: (sshDir: string) => Promise<T>): Promise<T> {
 
 function hostBlock(alias: string, b: SshdBed, extra: string[] = []): string[] {
   return [`Host ${alias}`, '  HostName 127.0.0.1', `  Port ${b.port}`, `  User ${b.user}`, `  IdentityFile ${b.userKeyPath}`, ...extra];
-}
-
-async function until(cond: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function alive(pid: number): boolean {
@@ -163,7 +156,7 @@ describe('ProxyCommand (issue 16 point 7)', () => {
     } finally {
       await c.close();
     }
-    await until(() => !alive(start.pid), 'the ProxyCommand process to end after close');
+    await waitFor(() => !alive(start.pid), 'the ProxyCommand process to end after close');
   });
 
   it('a command that exits before the handshake: one-line error with its status and last stderr line', async () => {
@@ -189,8 +182,8 @@ describe('ProxyCommand (issue 16 point 7)', () => {
     try {
       const first = p.starts()[0];
       await own.kill();
-      await until(() => states.some((s) => s.state === 'reconnecting'), 'reconnecting');
-      await until(() => !alive(first.pid), 'the first ProxyCommand to end with its connection');
+      await waitFor(() => states.some((s) => s.state === 'reconnecting'), 'reconnecting');
+      await waitFor(() => !alive(first.pid), 'the first ProxyCommand to end with its connection');
       await own.restart();
       await c.whenReady(60_000);
       const live = p.starts().filter((s) => alive(s.pid));
@@ -201,6 +194,6 @@ describe('ProxyCommand (issue 16 point 7)', () => {
       await c.close();
       await own.stop();
     }
-    await until(() => p.starts().every((s) => !alive(s.pid)), 'every ProxyCommand process to end');
+    await waitFor(() => p.starts().every((s) => !alive(s.pid)), 'every ProxyCommand process to end');
   });
 });

@@ -7,14 +7,11 @@ import { cleanupAll, makeTempDir, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh } from '../../../src/core/ssh/connection';
 import { readCertificateFile } from '../../../src/core/ssh/certificate';
-import { AppCore } from '../../../src/core/app/createAppCore';
-import type { RemoteOps } from '../../../src/core/app/remoteOps';
-import { ProfileStore } from '../../../src/core/profiles/profileStore';
-import type { ChannelHub } from '../../../src/core/vnc/channelHub';
 import type { PromptRequest } from '../../../src/shared/models';
 import { registerCleanup } from '../../bed';
 import { memorySecrets } from '../../unit/app/services/fakes';
 import { until } from '../../helpers/until';
+import { connectionsCore } from '../../helpers/appCore';
 
 /**
  * OpenSSH user certificates against the real sshd: the bed trusts a user CA (TrustedUserCAKeys) and
@@ -155,30 +152,19 @@ describe('user certificates (TrustedUserCAKeys, empty authorized_keys)', () => {
     const both = await startSshd({ userCa: true, authorizeUserKey: false, hostCertificatePrincipals: ['127.0.0.1'] });
     const key = freshKey();
     both.signUserKey(`${key}.pub`, { principals: [both.user], validity: '-5m:+1h' });
-    const dir = makeTempDir('gd-cert-app-');
-    const kh = path.join(dir, 'ssh_known_hosts');
+    const kh = path.join(makeTempDir('gd-cert-app-'), 'ssh_known_hosts');
     fs.writeFileSync(kh, `@cert-authority * ${both.hostCaPublicKey}\n`);
     const asked: PromptRequest['kind'][] = [];
-    const core: AppCore = new AppCore({
-      profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
-      knownHostsFile: path.join(dir, 'known_hosts'),
-      settingsFile: path.join(dir, 'settings.json'),
-      hub: {} as ChannelHub,
-      channelBase: () => 'ws://127.0.0.1:1',
+    const { core, dir } = connectionsCore({
       emit: (event, payload) => {
         if (event !== 'prompt') return;
         const q = payload as PromptRequest;
         asked.push(q.kind);
         if (q.kind === 'hostKey') void core.handlers()['prompts.answer']({ promptId: q.promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
       },
-      remote: {} as RemoteOps,
-      shell: 'harness',
-      version: 'test',
       secrets: memorySecrets(),
-      sshConfigPath: null,
       userKnownHostsFiles: [kh],
     });
-    registerCleanup(() => core.shutdown());
     const h = core.handlers();
     const p = await h['profiles.save']({
       profile: {

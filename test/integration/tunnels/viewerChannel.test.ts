@@ -7,6 +7,7 @@ import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
 import { ChannelHub } from '../../../src/core/vnc/channelHub';
 import { openSpeakingFirst, RFB_38_CLIENT_VERSION } from '../../../src/core/vnc/rfbEarly';
+import { waitFor } from '../../helpers/until';
 
 /**
  * The viewer's byte channel over a real SSH channel (sshd on loopback): the path the app uses, where
@@ -58,14 +59,6 @@ function openViewer(path: string): Promise<{ ws: WebSocket; msgs: Buffer[]; got:
   });
 }
 
-async function until(ok: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('the viewer channel over a real SSH channel', () => {
   it('the tunnel stream is an ssh2 channel with the sink path (else this test would not cover it)', async () => {
     const port = await service((s) => s.end());
@@ -89,11 +82,11 @@ describe('the viewer channel over a real SSH channel', () => {
     const t = hub.register(() => conn.forwardOut('127.0.0.1', port));
     const v = await openViewer(t.path);
     v.ws.send(Buffer.from('hello from the page'));
-    await until(() => v.got() >= data.length, 'all bytes at the page');
+    await waitFor(() => v.got() >= data.length, 'all bytes at the page');
     expect(sha(Buffer.concat(v.msgs))).toBe(sha(data));
     // SSH carries at most 32 KiB a packet: coalescing means fewer, larger messages.
     expect(v.msgs.length).toBeLessThan(data.length / 32768);
-    await until(() => fromViewer.length >= 19, 'the page\'s bytes at the service');
+    await waitFor(() => fromViewer.length >= 19, 'the page\'s bytes at the service');
     expect(fromViewer.toString()).toBe('hello from the page');
     expect(t.counters.bytesIn).toBe(data.length);
     v.ws.close();
@@ -117,12 +110,12 @@ describe('the viewer channel over a real SSH channel', () => {
     const t = hub.register(() => conn.forwardOut('127.0.0.1', port));
     const v = await openViewer(t.path);
     const raw = (v.ws as unknown as { _socket: net.Socket })._socket;
-    await until(() => v.got() > 0, 'the first bytes');
+    await waitFor(() => v.got() > 0, 'the first bytes');
     raw.pause();
     // The sender stalls: no more is written for a while, well before the whole transfer.
     let last = -1;
     let still = 0;
-    await until(() => {
+    await waitFor(() => {
       still = written === last ? still + 1 : 0;
       last = written;
       return still >= 25;
@@ -130,7 +123,7 @@ describe('the viewer channel over a real SSH channel', () => {
     expect(written).toBeLessThan(total);
     expect(sender).not.toBeNull();
     raw.resume();
-    await until(() => v.got() >= total, 'every byte after resuming');
+    await waitFor(() => v.got() >= total, 'every byte after resuming');
     expect(v.got()).toBe(total);
     const got = Buffer.concat(v.msgs);
     for (let off = 0; off < total; off += chunk.length) {
@@ -148,16 +141,16 @@ describe('the viewer channel over a real SSH channel', () => {
     });
     const t = hub.register(() => openSpeakingFirst(() => conn.forwardOut('127.0.0.1', port)), { eager: true, sentForViewer: RFB_38_CLIENT_VERSION });
     const v = await openViewer(t.path);
-    await until(() => v.msgs.length >= 1, 'the greeting');
+    await waitFor(() => v.msgs.length >= 1, 'the greeting');
     expect(v.msgs[0].toString()).toBe('RFB 003.008\n');
     // Nothing past the greeting until the page has answered.
-    await until(() => got.length >= 12, 'gpu-desk\'s early answer at the server');
+    await waitFor(() => got.length >= 12, 'gpu-desk\'s early answer at the server');
     expect(v.msgs.length).toBe(1);
     v.ws.send(RFB_38_CLIENT_VERSION);
     v.ws.send(Buffer.from([1]));
-    await until(() => Buffer.concat(v.msgs).length >= 12 + 14, 'the rest');
+    await waitFor(() => Buffer.concat(v.msgs).length >= 12 + 14, 'the rest');
     expect(Buffer.concat(v.msgs).toString()).toBe('RFB 003.008\nsecurity types');
-    await until(() => got.length >= 13, 'the page\'s next byte at the server');
+    await waitFor(() => got.length >= 13, 'the page\'s next byte at the server');
     // The server saw gpu-desk's answer once, then the page's next byte: the page's copy was dropped.
     expect(got).toEqual(Buffer.concat([RFB_38_CLIENT_VERSION, Buffer.from([1])]));
     v.ws.close();

@@ -11,6 +11,7 @@ import { encoderChoice } from '../../../src/core/video/encoderCheck';
 import { probeVideo } from '../../../src/core/remote/probe';
 import { nalTypes } from '../../../src/core/video/accessUnits';
 import { VIDEO_FRAME } from '../../../src/shared/videoFrames';
+import { waitFor } from '../../helpers/until';
 
 /**
  * Video mode's server side against real parts: a TurboVNC 3.3 desktop behind the bed's sshd, Debian's
@@ -61,14 +62,6 @@ function readMessages(url: string): Promise<{ ws: WebSocket; msgs: Msg[]; closed
   });
 }
 
-async function until(ok: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** The encoder processes of the bed's account on the server (what must be gone once a viewer closes). */
 function serverEncoders(): Promise<string[]> {
   return new Promise((resolve) => {
@@ -93,7 +86,7 @@ describe('video mode: the server encoder over SSH', () => {
 
   it('sends the stream info, then access units whose first is a key frame (SPS, PPS, IDR)', async () => {
     const v = await stream();
-    await until(() => v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length >= 5, 'five access units');
+    await waitFor(() => v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length >= 5, 'five access units');
     expect(v.msgs[0].type).toBe(VIDEO_FRAME.info);
     expect(JSON.parse(v.msgs[0].payload.toString())).toMatchObject({ encoder: 'libx264', width: 640, height: 480 });
     const aus = v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit);
@@ -113,21 +106,21 @@ describe('video mode: the server encoder over SSH', () => {
 
   it('a restart (a new stream for the same viewer) starts with a new key frame, and no encoder is left on the server when viewers close', async () => {
     const a = await stream();
-    await until(() => a.msgs.some((m) => m.type === VIDEO_FRAME.accessUnit), 'the first stream\'s frames');
-    await until(async () => (await serverEncoders()).length === 1, 'one encoder on the server');
+    await waitFor(() => a.msgs.some((m) => m.type === VIDEO_FRAME.accessUnit), 'the first stream\'s frames');
+    await waitFor(async () => (await serverEncoders()).length === 1, 'one encoder on the server');
     hub.revoke(a.ticket.id);
     const b = await stream(1000);
-    await until(() => b.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length >= 2, 'the second stream\'s frames');
+    await waitFor(() => b.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length >= 2, 'the second stream\'s frames');
     const first = b.msgs.find((m) => m.type === VIDEO_FRAME.accessUnit)!;
     expect(first.flags & VIDEO_FRAME.keyFlag).toBe(VIDEO_FRAME.keyFlag);
     expect(nalTypes(first.payload)).toContain(5);
     b.ws.close();
-    await until(async () => (await serverEncoders()).length === 0, 'no encoder left on the server');
+    await waitFor(async () => (await serverEncoders()).length === 0, 'no encoder left on the server');
   });
 
   it('a still screen costs next to nothing: repeats of the last frame are dropped before the encoder (mpdecimate), at most half a second of them in a row', async () => {
     const v = await stream();
-    await until(() => v.msgs.some((m) => m.type === VIDEO_FRAME.accessUnit), 'the first frame');
+    await waitFor(() => v.msgs.some((m) => m.type === VIDEO_FRAME.accessUnit), 'the first frame');
     const [line] = await serverEncoders();
     expect(line).toContain('-vf mpdecimate=max=15');
     const n0 = v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length;
@@ -138,15 +131,15 @@ describe('video mode: the server encoder over SSH', () => {
     const sent = v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length - n0;
     expect(sent).toBeLessThanOrEqual(Math.ceil(90 / 16) + 1);
     // And not nothing: a frame still comes now and then (every 16th capture), so a faint change shows.
-    await until(() => v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length > n0 + sent, 'a kept frame of the still screen');
+    await waitFor(() => v.msgs.filter((m) => m.type === VIDEO_FRAME.accessUnit).length > n0 + sent, 'a kept frame of the still screen');
     v.ws.close();
     await v.closed;
-    await until(async () => (await serverEncoders()).length === 0, 'no encoder left on the server');
+    await waitFor(async () => (await serverEncoders()).length === 0, 'no encoder left on the server');
   });
 
   it('an encoder that dies mid-stream ends the channel with its reason', async () => {
     const v = await stream();
-    await until(() => v.msgs.some((m) => m.type === VIDEO_FRAME.accessUnit), 'frames');
+    await waitFor(() => v.msgs.some((m) => m.type === VIDEO_FRAME.accessUnit), 'frames');
     const [line] = await serverEncoders();
     process.kill(Number(line.split(' ')[0]), 'SIGKILL');
     await v.closed;

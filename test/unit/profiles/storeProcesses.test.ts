@@ -9,6 +9,7 @@ import { ProfileStore } from '../../../src/core/profiles/profileStore';
 import { storeDocSchema } from '../../../src/core/profiles/schema';
 import { isRoot } from '../../bed';
 import { bundleWorker } from '../../helpers/profiles/bundle';
+import { waitFor } from '../../helpers/until';
 
 /**
  * Real processes against one profiles file: a writer SIGKILLed at random moments, and writers
@@ -91,7 +92,7 @@ describe('profiles file lock', () => {
     // A live process standing in for "the kernel gave the dead holder's pid to someone else".
     const other = spawn('sleep', ['600'], { stdio: 'ignore' });
     try {
-      await until(() => processStart(other.pid!) !== null);
+      await waitFor(() => processStart(other.pid!) !== null, 'the other process to have started');
       const start = Number(processStart(other.pid!));
       const host = os.hostname();
       fs.writeFileSync(`${file}.lock`, `${other.pid} ${host} ${start} deadbeef`);
@@ -136,7 +137,7 @@ describe('profiles file lock', () => {
     attacker.stdout.on('data', (d) => (said += d));
     attacker.stderr.on('data', (d) => (err += d));
     try {
-      await until(() => said.includes('\n') || attacker.exitCode !== null);
+      await waitFor(() => said.includes('\n') || attacker.exitCode !== null, 'the attacker to answer or exit');
       expect(said, err).toContain('{');
       // It really did take what used to block us, and could not make the lock file.
       expect(JSON.parse(said)).toEqual({ uid: 65534, socket: 'held', lockFile: 'EACCES' });
@@ -161,14 +162,6 @@ server.once('error', (e) => { console.log(JSON.stringify({ uid: process.getuid()
 server.listen('\\0' + socketName, () => console.log(JSON.stringify({ uid: process.getuid(), socket: 'held', lockFile: lockFileResult })));
 setInterval(() => {}, 1 << 30);
 `;
-
-async function until(cond: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('crash safety', () => {
   // Generous: each round starts a node process, which takes seconds when the machine is shared.

@@ -8,6 +8,7 @@ import type { RemoteOps } from '../../../../src/core/app/remoteOps';
 import type { EventName } from '../../../../src/shared/contract';
 import type { TunnelView } from '../../../../src/shared/models';
 import { FakeConnections } from './fakeConnections';
+import { until } from '../../../helpers/until';
 
 let web: http.Server;
 let webPort: number;
@@ -22,16 +23,6 @@ beforeAll(async () => {
   vncPort = await listen(vnc);
 });
 afterAll(() => { web.close(); vnc.close(); });
-
-async function until<T>(get: () => Promise<T> | T, ok: (v: T) => boolean, what: string): Promise<T> {
-  const end = Date.now() + 10_000;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out: ${what} (${JSON.stringify(v)})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function wire() {
   const events: { event: EventName; payload: unknown }[] = [];

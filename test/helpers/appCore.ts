@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { AppCore, type AppCoreDeps } from '../../src/core/app/createAppCore';
+import type { RemoteOps } from '../../src/core/app/remoteOps';
+import { ProfileStore } from '../../src/core/profiles/profileStore';
+import type { ChannelHub } from '../../src/core/vnc/channelHub';
+import { registerCleanup } from '../bed';
+
+/**
+ * The app's core for tests of its SSH side (connections, prompts, keys): a fresh data directory,
+ * no viewer hub and no remote operations, nothing from the person's ~/.ssh. Shut down and removed at
+ * clean-up. `emit` sees every event (the tests answer prompts from it).
+ */
+export function connectionsCore(o: { emit: AppCoreDeps['emit']; secrets?: AppCoreDeps['secrets']; userKnownHostsFiles?: string[] }): { core: AppCore; dir: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-core-'));
+  const core = new AppCore({
+    profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
+    knownHostsFile: path.join(dir, 'known_hosts'),
+    settingsFile: path.join(dir, 'settings.json'),
+    hub: {} as ChannelHub,
+    channelBase: () => 'ws://127.0.0.1:1',
+    emit: o.emit,
+    remote: {} as RemoteOps,
+    shell: 'harness',
+    version: 'test',
+    ...(o.secrets ? { secrets: o.secrets } : {}),
+    sshConfigPath: null,
+    userKnownHostsFiles: o.userKnownHostsFiles ?? [],
+  });
+  registerCleanup(async () => {
+    await core.shutdown();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { core, dir };
+}
