@@ -181,6 +181,8 @@ export const methods = {
       connectionId: id, display: display.optional(), geometry: geometry.optional(), windowManager: wm.optional(),
       // TurboVNC: a 0600 Unix socket and no TCP port (the default), or 127.0.0.1:5900+n for tools that need a port on the server.
       transport: z.enum(['unix', 'tcp']).optional(),
+      // nvidia-smi's index of the GPU the desktop renders on ("Render on"); omitted: not pinned.
+      gpu: z.number().int().min(0).max(63).optional(),
     }),
     out<VncSessionView>(),
   ),

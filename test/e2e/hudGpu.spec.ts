@@ -80,6 +80,14 @@ test('viewer HUD with the nvidia-smi shim: every GPU in a line as the shim print
   await page.getByRole('tab', { name: 'Desktops' }).click();
   await page.getByLabel('Size').fill('800x600');
   await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
+  // "Render on" lists the GPUs as the probe saw them (the shim's), the least busy chosen by default.
+  const renderOn = page.getByTestId('session-gpu');
+  const options = (await renderOn.locator('option').allTextContents()).map((t) => /^GPU (\d+) \(.*, (\d+) % busy\)$/.exec(t)).filter((m) => m !== null);
+  expect(options.map((m) => Number(m![1]))).toEqual([0, 1]);
+  const busiestLast = [...options].sort((a, b) => Number(a![2]) - Number(b![2]) || Number(a![1]) - Number(b![1]));
+  await expect(renderOn).toHaveValue(busiestLast[0]![1]);
+  // This desktop is not pinned, so the HUD has no GPU of its own to show first.
+  await renderOn.selectOption({ label: 'Any GPU (not pinned)' });
   await page.getByRole('button', { name: 'Start desktop' }).click();
   await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
   const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));

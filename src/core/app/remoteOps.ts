@@ -19,7 +19,7 @@ export interface RemoteOps {
   probe(s: SshSession): Promise<ServerReport>;
   gpus(s: SshSession): Promise<GpuInfo[]>;
   listSessions(s: SshSession): Promise<VncSessionInfo[]>;
-  startSession(s: SshSession, opts: { display?: number; geometry?: string; windowManager?: string; transport?: 'unix' | 'tcp' }): Promise<StartedSession>;
+  startSession(s: SshSession, opts: { display?: number; geometry?: string; windowManager?: string; transport?: 'unix' | 'tcp'; gpu?: number }): Promise<StartedSession>;
   killSession(s: SshSession, display: number): Promise<void>;
   /** TurboVNC: a fresh one-time password for a running session (each works for one connection). */
   oneTimePassword(s: SshSession, display: number): Promise<string>;

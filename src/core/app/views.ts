@@ -22,7 +22,7 @@ export function gpuFiguresView(g: GpuFigures): GpuFiguresView {
 }
 
 export function sessionView(s: VncSessionInfo): VncSessionView {
-  return { display: s.display, port: s.port, unixPath: s.unixPath, pid: s.pid, flavor: s.flavor, localhostOnly: s.localhostOnly };
+  return { display: s.display, port: s.port, unixPath: s.unixPath, pid: s.pid, flavor: s.flavor, localhostOnly: s.localhostOnly, ...(s.renderGpu !== undefined ? { renderGpu: s.renderGpu } : {}) };
 }
 
 export function reportView(r: ServerReport): ServerReportView {

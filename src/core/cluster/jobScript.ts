@@ -84,6 +84,8 @@ stop() {
   case "$xp" in ''|*[!0-9]*) ;; *) [ "$(cat "/proc/$xp/comm" 2>/dev/null)" = Xvnc ] && kill "$xp" 2>/dev/null ;; esac
   [ -n "$pid" ] && kill "$pid" 2>/dev/null
   [ -n "$n" ] && "$vnc/vncserver" -kill ":$n" >/dev/null 2>&1
+  # Once more: anything the X server or vncserver wrote there while going (a socket, a log) goes too.
+  rm -rf "$dir"
   exit "$rc"
 }
 trap 'stop 0' TERM INT HUP

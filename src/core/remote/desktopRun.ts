@@ -47,13 +47,25 @@ d="$HOME/.vnc/gpu-desk-runs"
 umask 077
 mkdir -p "$d" || exit 5
 log="$d/$(date +%Y%m%d-%H%M%S)-$$.log"
+# A desktop pinned to one GPU (gpuChoice.ts) passes it on: its X server's environment has the names.
+dev="$3"
+xp=$(cat "$HOME/.vnc/$(uname -n):$1.pid" 2>/dev/null)
+case "$xp" in ''|*[!0-9]*) ;; *)
+  if [ -r "/proc/$xp/environ" ]; then
+    for k in GPU_DESK_GPU CUDA_VISIBLE_DEVICES DRI_PRIME VGL_DISPLAY; do
+      v=$(tr '\\000' '\\n' <"/proc/$xp/environ" | sed -n "s/^$k=//p" | head -n 1)
+      case "$v" in ''|*[!A-Za-z0-9_.:/-]*) continue ;; esac
+      if [ "$k" = VGL_DISPLAY ]; then [ -n "$dev" ] && dev=$v; else export "$k=$v"; fi
+    done
+  fi ;;
+esac
 V=
-if [ -n "$3" ]; then
+if [ -n "$dev" ]; then
   for v in "$(command -v vglrun 2>/dev/null)" /opt/VirtualGL/bin/vglrun /usr/bin/vglrun; do [ -n "$v" ] && [ -x "$v" ] && { V=$v; break; }; done
 fi
 cd "$HOME" || cd /
 if [ -n "$V" ]; then
-  setsid sh -c '"$@"; echo "@@exit $?"' run "$V" -d "$3" sh -c "$2" </dev/null >"$log" 2>&1 &
+  setsid sh -c '"$@"; echo "@@exit $?"' run "$V" -d "$dev" sh -c "$2" </dev/null >"$log" 2>&1 &
 else
   setsid sh -c '"$@"; echo "@@exit $?"' run sh -c "$2" </dev/null >"$log" 2>&1 &
 fi

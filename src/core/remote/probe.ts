@@ -108,8 +108,11 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
   };
 
   const dri: DriDevice[] = lines('dri').map((l) => {
-    const [path, access, group] = l.split(/\s+/);
-    return { path, kind: path.includes('renderD') ? 'render' : 'card', group: group || null, accessible: access === 'rw' };
+    const [path, access, group, pci] = l.split(/\s+/);
+    return {
+      path, kind: path.includes('renderD') ? 'render' : 'card', group: group && group !== '-' ? group : null, accessible: access === 'rw',
+      pciAddress: pci && /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/i.test(pci) ? pci.toLowerCase() : null,
+    };
   });
 
   const virtualgl = vglInfo(lines('vgl'), parseEglProbe(s.egl ?? ''), groups, user, nvidia.driverLoaded, nvidia.driverVersion, dri);

@@ -162,7 +162,10 @@ m dri
 for f in /dev/dri/card* /dev/dri/renderD*; do
   [ -e "$f" ] || continue
   a=no; [ -r "$f" ] && [ -w "$f" ] && a=rw
-  printf '%s %s %s\\n' "$f" "$a" "$(stat -c %G "$f" 2>/dev/null)"
+  # The PCI address behind it (sysfs), so a GPU nvidia-smi lists can be matched to its EGL device.
+  p=$(readlink -f "/sys/class/drm/\${f##*/}/device" 2>/dev/null); p=\${p##*/}
+  g=$(stat -c %G "$f" 2>/dev/null)
+  printf '%s %s %s %s\\n' "$f" "$a" "\${g:--}" "\${p:--}"
 done
 m vgl
 V="$O/VirtualGL/bin"

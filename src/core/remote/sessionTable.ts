@@ -40,6 +40,14 @@ if [ -r /proc/self/exe ] && command -v find >/dev/null 2>&1; then
   echo "@@ok"
   find /proc -mindepth 2 -maxdepth 2 -name exe -user "$(id -u)" -printf '%h %l\\n' 2>/dev/null | sed -n 's|^/proc/||p' | grep -i vnc
 fi
+m gpuenv
+# Desktops pinned to a GPU (gpuChoice.ts) carry it in their X server's environment.
+for e in $(find /proc -mindepth 2 -maxdepth 2 -name environ -user "$(id -u)" 2>/dev/null); do
+  p=\${e#/proc/}; p=\${p%/environ}
+  case "$(readlink "/proc/$p/exe" 2>/dev/null)" in *[Vv]nc*) ;; *) continue ;; esac
+  g=$(tr '\\000' '\\n' <"$e" 2>/dev/null | sed -n 's/^GPU_DESK_GPU=\\([0-9][0-9]*\\)$/\\1/p' | head -n 1)
+  [ -n "$g" ] && echo "$p $g"
+done
 m listen
 if command -v ss >/dev/null 2>&1; then ss -ltnp 2>/dev/null; else echo "@@proc"; cat /proc/net/tcp /proc/net/tcp6 2>/dev/null; fi
 m unixlisten; cat /proc/net/unix 2>/dev/null
@@ -96,6 +104,12 @@ export function sessionsFromSections(s: Record<string, string>, turboBin: string
   }
 
   const tcp = (s.listen ?? '').includes('@@proc') ? parseProcNetTcp(s.listen ?? '') : parseSsListeners(s.listen ?? '');
+  const pinned = new Map<number, number>();
+  for (const line of (s.gpuenv ?? '').split('\n')) {
+    const m = /^(\d+) (\d+)$/.exec(line.trim());
+    if (m) pinned.set(Number(m[1]), Number(m[2]));
+  }
+  const renderGpu = (pid: number | null) => (pid !== null && pinned.has(pid) ? { renderGpu: pinned.get(pid)! } : {});
   const unixListening = new Set(parseProcNetUnixListening(s.unixlisten ?? ''));
   return [...byDisplay.values()]
     .map(({ l, flavor }): VncSessionInfo => {
@@ -112,6 +126,7 @@ export function sessionsFromSections(s: Record<string, string>, turboBin: string
           flavor,
           localhostOnly: listenAddresses.length > 0 ? listenAddresses.every(isLoopbackAddress) : socketUp ? true : null,
           listenAddresses,
+          ...renderGpu(l.pid),
         };
       }
       const port = l.port ?? byPid[0]?.port ?? 5900 + l.display;
@@ -125,6 +140,7 @@ export function sessionsFromSections(s: Record<string, string>, turboBin: string
         flavor,
         localhostOnly: listenAddresses.length === 0 ? null : listenAddresses.every(isLoopbackAddress),
         listenAddresses,
+        ...renderGpu(l.pid),
       };
     })
     .sort((a, b) => a.display - b.display);

@@ -46,6 +46,8 @@ export interface DriDevice {
   group: string | null;
   /** The probing account can open it read-write (EGL back end needs this). */
   accessible: boolean;
+  /** Its PCI address as sysfs gives it ("0000:3b:00.0"), or null (a virtual or software device). */
+  pciAddress?: string | null;
 }
 
 export interface VirtualGLInfo {
@@ -124,6 +126,8 @@ export interface VncSessionInfo {
   /** true: every listener is on loopback; false: at least one is reachable from the network; null: unknown. */
   localhostOnly: boolean | null;
   listenAddresses: string[];
+  /** nvidia-smi's index of the GPU the desktop is pinned to (gpuChoice.ts), when it is. */
+  renderGpu?: number;
 }
 
 export type { VideoEncoderName } from '../../shared/models';

@@ -1,3 +1,4 @@
+import { placeOnGpu, gpuEnvArgs } from './gpuChoice';
 import { randomInt } from 'node:crypto';
 import { GpuDeskError, registerSecret } from '../errors';
 import type { ExecResult, SshSession } from '../ssh/types';
@@ -32,6 +33,8 @@ export interface StartOptions extends SessionOptions {
    * no TCP port at all; tcp: on 127.0.0.1:5900+n. TigerVNC sessions always use TCP.
    */
   transport?: 'unix' | 'tcp';
+  /** nvidia-smi's index of the GPU the desktop renders on (gpuChoice.ts); omitted: as before, no pinning. */
+  gpu?: number;
 }
 
 const LIST_SCRIPT = `
@@ -165,6 +168,9 @@ function randomVncPassword(): string {
 
 const TURBO_START = `
 n="$1"; min="\${2:-1}"; geom="$3"; wm="$4"; vgl="$5"; T="$6/TurboVNC/bin"; uds="$7"
+# The GPU the desktop is pinned to (gpuChoice.ts): these names only, inherited by everything in it.
+shift 7
+for kv in "$@"; do case "$kv" in GPU_DESK_GPU=*|CUDA_VISIBLE_DEVICES=*|DRI_PRIME=*) export "$kv" ;; esac; done
 # One start at a time for this account: two starts must not pick the same free display.
 mkdir -p "$HOME/.vnc" && command -v flock >/dev/null 2>&1 && { exec 9>"$HOME/.vnc/.gpu-desk-start.lock"; flock -w 60 9; }
 ${PICK_DISPLAY_SH}
@@ -245,7 +251,10 @@ async function start(session: SshSession, opts: StartOptions, hold: (secret: str
   if (!flavor || (flavor === 'turbovnc' && !report.vnc.turbovnc.installed) || (flavor === 'tigervnc' && !report.vnc.tigervnc.installed)) {
     throw new GpuDeskError('VNC_SESSION_FAILED', flavor ? `${flavor === 'turbovnc' ? 'TurboVNC' : 'TigerVNC'} is not installed on the server` : 'No VNC server is installed on the server', 'Run the set-up plan (gpu-desk setup <server> --apply) to install one');
   }
-  const vgl = resolveVgl(report, opts.virtualgl ?? 'auto');
+  const placement = opts.gpu === undefined ? null : placeOnGpu(report, opts.gpu);
+  const resolved = resolveVgl(report, opts.virtualgl ?? 'auto');
+  // Pinned to a GPU: VirtualGL renders on that GPU's EGL device where one was found.
+  const vgl = resolved && resolved !== 'glx' && placement?.eglDevice ? placement.eglDevice : resolved;
   const wm = opts.windowManager ?? report.windowManagers[0] ?? '';
   const optRoot = opts.optRoot ?? '/opt';
   const display = opts.display === undefined ? '' : String(opts.display);
@@ -260,7 +269,7 @@ async function start(session: SshSession, opts: StartOptions, hold: (secret: str
     }
     const uds = unix && turboHasUnixSockets(report.vnc.turbovnc.version);
     const r = await withDisplayRetry(opts.display === undefined, (min) =>
-      session.exec(shScript(TURBO_START, [display, String(min), geometry, wm, vgl ?? '', optRoot, uds ? '1' : '']), { timeoutMs: 60_000 }));
+      session.exec(shScript(TURBO_START, [display, String(min), geometry, wm, vgl ?? '', optRoot, uds ? '1' : '', ...gpuEnvArgs(placement)]), { timeoutMs: 60_000 }));
     out = r.stdout + r.stderr;
     // vncserver makes the first one-time password a second after starting Xvnc; on a busy server
     // Xvnc may not take X connections yet, and vncserver then exits 1 with the session running.
@@ -271,6 +280,7 @@ async function start(session: SshSession, opts: StartOptions, hold: (secret: str
     passwordKind = 'otp';
   } else {
     if (opts.transport === 'unix') throw new GpuDeskError('VNC_SESSION_FAILED', 'TigerVNC sessions started by gpu-desk listen on TCP (127.0.0.1) only', 'Start it without the Unix-socket option, or install TurboVNC 3.1 or newer');
+    if (placement) throw new GpuDeskError('VNC_SESSION_FAILED', 'Choosing the GPU is done for TurboVNC desktops (gpu-desk\'s default)', 'start a TurboVNC desktop, or leave "Render on" at its default');
     password = randomVncPassword();
     hold(password);
     passwordKind = 'session';

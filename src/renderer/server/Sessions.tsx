@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Profile, ServerReportView, VncSessionView } from '../../shared/models';
+import { leastBusyGpu } from '../../shared/gpuPick';
 import { useGo } from '../app/navigation';
 import { useApi } from '../app/api';
 import { useTranslation } from 'react-i18next';
@@ -20,6 +21,10 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
   const [geometry, setGeometry] = useState(profile?.display.geometry ?? '1920x1080');
   const [wm, setWm] = useState('');
   const [transport, setTransport] = useState<'' | 'unix' | 'tcp'>('');
+  // "Render on": the least busy GPU by default (utilisation, then memory in use), as the probe saw them.
+  const gpus = report?.vnc.flavor === 'turbovnc' ? report.gpus : [];
+  const [gpu, setGpu] = useState<string | null>(null);
+  const gpuChoice = gpu ?? (leastBusyGpu(gpus)?.index.toString() ?? '');
   const [manual, setManual] = useState(profile?.display.number !== undefined ? String(profile.display.number) : '');
   const [killing, setKilling] = useState<VncSessionView | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -58,7 +63,7 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
     setStarting(true);
     setError(null);
     try {
-      const s = await api.invoke('sessions.start', { connectionId, ...(geometry ? { geometry } : {}), ...(wm ? { windowManager: wm } : {}), ...(transport ? { transport } : {}) });
+      const s = await api.invoke('sessions.start', { connectionId, ...(geometry ? { geometry } : {}), ...(wm ? { windowManager: wm } : {}), ...(transport ? { transport } : {}), ...(gpuChoice !== '' ? { gpu: Number(gpuChoice) } : {}) });
       setStarted(s);
       await reload();
       setSessions((xs) => (xs && !xs.some((x) => x.display === s.display) ? [...xs, s] : xs));
@@ -132,6 +137,14 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
             </select>
           </label>
         )}
+        {gpus.length > 0 && (
+          <label>{t('sessions.renderOn')}
+            <select value={gpuChoice} onChange={(e) => setGpu(e.target.value)} data-testid="session-gpu">
+              {gpus.map((g) => <option key={g.index} value={String(g.index)}>{t('sessions.gpuOption', { index: g.index, name: g.name, util: g.utilizationPct ?? '?' })}</option>)}
+              <option value="">{t('sessions.gpuAny')}</option>
+            </select>
+          </label>
+        )}
         <button type="submit" className="primary" disabled={starting}>{starting ? t('sessions.starting') : t('sessions.start')}</button>
       </form>
       <details className="manual">
@@ -161,3 +174,4 @@ function turboHasSockets(version: string | null): boolean {
   const m = /^(\d+)\.(\d+)/.exec(version ?? '');
   return !!m && (Number(m[1]) > 3 || (Number(m[1]) === 3 && Number(m[2]) >= 1));
 }
+

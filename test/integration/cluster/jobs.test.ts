@@ -246,7 +246,12 @@ describe('job files on a home that several clusters share', () => {
 
     await cancelJob(login, jobId);
     await eventually('ended', async () => (await jobStatus(login, jobId)).phase === 'ended');
-    await eventually('its directory removed by the job', async () => !fs.existsSync(own));
+    await eventually('its directory removed by the job', async () => !fs.existsSync(own)).catch((e: Error) => {
+      // What was left, and what the job said, to tell a job that never got its signal from one whose clean-up failed.
+      const left = fs.existsSync(own) ? fs.readdirSync(own).join(', ') : '(gone)';
+      const out = path.join(jobs, slurm.clusterName, `${jobId}.out`);
+      throw new Error(`${e.message}; left in it: ${left}; job output: ${fs.existsSync(out) ? fs.readFileSync(out, 'utf8').trim().split('\n').slice(-6).join(' | ') : '(none)'}`);
+    });
     expect(fs.existsSync(otherDir) && fs.existsSync(legacyDir)).toBe(true);
   }, 240_000);
 

@@ -11,6 +11,9 @@ import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection
 import { probeServer, queryGpus } from '../../../src/core/remote/probe';
 import { buildSetupPlan, formatPlan } from '../../../src/core/remote/setupPlan';
 import { checkPlan } from '../../../src/core/remote/planRunner';
+import { killSession, listSessions, startSession } from '../../../src/core/remote/vncSessions';
+import { desktopRunState, runInDesktop } from '../../../src/core/remote/desktopRun';
+import { eventually } from '../../helpers/until';
 import { localVideoEncoders } from './localEncoders';
 
 const SHIMS = path.resolve(__dirname, '../../shims');
@@ -85,5 +88,24 @@ describe('shim nvidia-smi: GPU server probe → findings → plan over SSH', () 
   it('shim: queryGpus samples just the GPUs in one cheap call', async () => {
     const g = await queryGpus(conn);
     expect(g.map((x) => [x.index, x.utilizationPct, x.memoryUsedMiB])).toEqual([[0, 0, 4], [1, 97, 18213]]);
+  });
+
+  it('shim: a TurboVNC desktop pinned to GPU 1: its X server (so all it starts) and a program run in it see GPU 1; the session list says so', async () => {
+    const s = await startSession(conn, { gpu: 1, geometry: '800x600', windowManager: '/usr/bin/xterm' });
+    try {
+      // The X server's own environment on the server, which the desktop's programs inherit.
+      const env = (await conn.exec(`tr '\\000' '\\n' </proc/${s.pid}/environ`)).stdout.split('\n');
+      expect(env).toEqual(expect.arrayContaining(['GPU_DESK_GPU=1', 'CUDA_VISIBLE_DEVICES=GPU-8d2e4b6a-0c3f-4e5d-9a1b-7c6d5e4f3a22', 'DRI_PRIME=pci-0000_0f_00_0']));
+      expect((await listSessions(conn)).find((x) => x.display === s.display)?.renderGpu).toBe(1);
+      const run = await runInDesktop(conn, s.display, 'env | grep -E "^(GPU_DESK_GPU|CUDA_VISIBLE_DEVICES|DRI_PRIME)=" | sort', null);
+      const out = await eventually('the run to end', async () => {
+        const o = await desktopRunState(conn, run);
+        return o.running ? null : o;
+      }, 30_000);
+      expect(out.exitCode).toBe(0);
+      expect(out.output.trim().split('\n')).toEqual(['CUDA_VISIBLE_DEVICES=GPU-8d2e4b6a-0c3f-4e5d-9a1b-7c6d5e4f3a22', 'DRI_PRIME=pci-0000_0f_00_0', 'GPU_DESK_GPU=1']);
+    } finally {
+      await killSession(conn, s.display).catch(() => {});
+    }
   });
 });

@@ -75,11 +75,11 @@ export class Servers implements SessionsOfServer {
         this.of(connectionId).listed = { at: Date.now(), sessions };
         return sessions.map(sessionView);
       },
-      'sessions.start': async ({ connectionId, display, geometry, windowManager, transport }) => {
+      'sessions.start': async ({ connectionId, display, geometry, windowManager, transport, gpu }) => {
         const c = this.deps.ready(connectionId);
         const st = this.of(connectionId);
         st.listed = undefined;
-        const s = await this.deps.remote.startSession(c.conn, { display, geometry, windowManager, transport });
+        const s = await this.deps.remote.startSession(c.conn, { display, geometry, windowManager, transport, ...(gpu === undefined ? {} : { gpu }) });
         this.deps.viewers.forgetEndpoint(c.profile.id, s.display);
         st.flavor = s.flavor;
         if (s.password) {
