@@ -546,6 +546,8 @@ export interface ViewerGpuSample {
   /** Why no machine could be asked: a job's desktop that is not open; else null. */
   why: 'no-link' | null;
   gpus: GpuFiguresView[];
+  /** The index (in `gpus`) of the GPU the desktop renders on, where the core knows it (a job's allocated GPU). */
+  renderGpu?: number;
 }
 
 /** A program started in a desktop from gpu-desk ("Run in desktop…"). */

@@ -3,6 +3,7 @@ import { shellCommand, shellQuote } from '../remote/shellQuote';
 import { DISPLAY_TAKEN_SH } from '../remote/displayPick';
 import { TURBOVNC_ARGS } from '../remote/turboVncArgs';
 import type { JobSettings } from './types';
+import { NVIDIA_SMI_QUERY } from '../remote/probeScript';
 
 /** How gpu-desk finds its own jobs again after a restart (squeue --name, and the comment to be sure). */
 export const JOB_NAME = 'gpu-desk';
@@ -99,6 +100,30 @@ if [ -z "$wm" ]; then
 fi
 vgl=""
 if [ -x "$opt/VirtualGL/bin/vglrun" ] && "$opt/VirtualGL/bin/eglinfo" -e >/dev/null 2>&1; then vgl=egl; fi
+# The GPU Slurm gave the job (--gres=gpu:N / --gpus: CUDA_VISIBLE_DEVICES, as nvidia-smi inside the
+# job numbers them): the desktop renders on the first, as a server's desktop does on the GPU chosen for
+# it (remote/gpuChoice.ts): VirtualGL's EGL device on its PCI address, DRI_PRIME for Mesa's Vulkan
+# device-select, GPU_DESK_GPU for programs with their own choice. CUDA_VISIBLE_DEVICES stays Slurm's.
+gpuuuid=""; gpuat=""
+first=\${CUDA_VISIBLE_DEVICES%%,*}
+if [ -n "$first" ] && command -v nvidia-smi >/dev/null 2>&1; then
+  gpuline=$(nvidia-smi ${NVIDIA_SMI_QUERY} --format=csv,noheader,nounits 2>/dev/null | awk -F', *' -v f="$first" '$1 == f || $3 == f { print $1, $3, $8; exit }')
+  gpuidx=\${gpuline%% *}; rest=\${gpuline#* }; gpuuuid=\${rest%% *}; bus=\${rest#* }
+  case "$gpuidx" in ''|*[!0-9]*) gpuuuid="" ;; *)
+    GPU_DESK_GPU=$gpuidx; export GPU_DESK_GPU; gpuat="GPU $gpuidx"
+    # nvidia-smi's 00000000:3B:00.0 as sysfs writes it: 0000:3b:00.0.
+    pci=$(printf '%s\\n' "$bus" | tr 'A-F' 'a-f' | sed -n 's/^[0-9a-f]\\{0,4\\}\\([0-9a-f]\\{4\\}:[0-9a-f]\\{2\\}:[0-9a-f]\\{2\\}\\.[0-7]\\)$/\\1/p')
+    if [ -n "$pci" ]; then
+      DRI_PRIME="pci-$(printf '%s' "$pci" | tr ':.' '__')"; export DRI_PRIME
+      if [ "$vgl" = egl ]; then
+        for c in /sys/class/drm/card*; do
+          [ "$(basename "$(readlink -f "$c/device" 2>/dev/null)")" = "$pci" ] && [ -e "/dev/dri/\${c##*/}" ] && { vgl="/dev/dri/\${c##*/}"; break; }
+        done
+      fi
+    fi ;;
+  esac
+  case "$gpuuuid" in *[!A-Za-z0-9-]*) gpuuuid="" ;; esac
+fi
 geom="$geometry"; xsdir="$dir"; loopback=""; unixsock=""
 if [ "$access" = ssh ]; then loopback=1; unixsock="$dir/vnc.sock"; fi
 # Other users' jobs may share the node: take the first display nothing holds (remote/displayPick.ts:
@@ -140,9 +165,9 @@ ${TURBOVNC_ARGS.trim().replace(/^/gm, '  ')}
 done
 sock=""; [ "$access" = ssh ] && sock="$dir/vnc.sock"
 vg=0; [ -n "$vgl" ] && vg=1
-printf 'node=%s\\ndisplay=%s\\nport=%s\\nsocket=%s\\naccess=%s\\nvirtualgl=%s\\n' "$node" "$n" "$((5900+n))" "$sock" "$access" "$vg" >"$dir/connection.new"
+printf 'node=%s\\ndisplay=%s\\nport=%s\\nsocket=%s\\naccess=%s\\nvirtualgl=%s\\ngpu=%s\\n' "$node" "$n" "$((5900+n))" "$sock" "$access" "$vg" "$gpuuuid" >"$dir/connection.new"
 mv "$dir/connection.new" "$dir/connection"
-echo "gpu-desk: desktop :$n is up on $node (access: $access, VirtualGL: \${vgl:-no})"
+echo "gpu-desk: desktop :$n is up on $node (access: $access, VirtualGL: \${vgl:-no}, renders on: \${gpuat:-any GPU})"
 while kill -0 "$pid" 2>/dev/null; do
   if [ -e "$dir/otp-request" ]; then
     # The request stays until a password is made: a failed try is tried again on the next turn.

@@ -209,5 +209,5 @@ export function parseConnectionFile(jobId: string, text: string): JobConnectionI
   const display = Number(kv.display);
   const port = Number(kv.port);
   if (!kv.node || !Number.isInteger(display) || !Number.isInteger(port) || (kv.access !== 'ssh' && kv.access !== 'login-forward')) return null;
-  return { jobId, node: kv.node, display, port, socket: kv.socket || null, access: kv.access, virtualgl: kv.virtualgl === '1' };
+  return { jobId, node: kv.node, display, port, socket: kv.socket || null, access: kv.access, virtualgl: kv.virtualgl === '1', gpuUuid: /^[A-Za-z0-9-]{1,80}$/.test(kv.gpu ?? '') ? kv.gpu : null };
 }

@@ -45,4 +45,6 @@ export interface JobConnectionInfo {
   socket: string | null;
   access: NodeAccess;
   virtualgl: boolean;
+  /** The UUID of the GPU the desktop renders on (the first Slurm allocated it, jobScript.ts), or null. */
+  gpuUuid: string | null;
 }

@@ -67,7 +67,7 @@ export function HudGpus({ viewerId, renderGpu }: { viewerId: string; renderGpu?:
   }
   // The last figures stay, with why they are not new (a dropped link comes back; the next poll says).
   const stale = error ? <p className="muted" data-testid="hud-gpu-error">{error}</p> : null;
-  const pick = pickHudGpus(sample.gpus, renderGpu);
+  const pick = pickHudGpus(sample.gpus, sample.renderGpu ?? renderGpu);
   if (pick.kind === 'one') {
     const g = pick.gpu;
     return (

@@ -6,6 +6,7 @@
  * the GPUs show on the node and in the job's steps. Figures asked of the login node would be none.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../../src/harness/server';
@@ -78,6 +79,19 @@ async function runningJob(name: string, nodeAccess: 'ssh' | 'login-forward'): Pr
   return { connId: conn.id, jobId, ticket };
 }
 
+/** The environment of the job's X server (its desktop's programs inherit it), read from /proc on the one node. */
+function xServerEnv(jobId: string): Record<string, string> {
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    let exe = '';
+    let env = '';
+    try { exe = fs.readlinkSync(`/proc/${pid}/exe`); env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8'); } catch { continue; }
+    if (!/\/TurboVNC\/bin\/Xvnc$/.test(exe)) continue;
+    const kv = Object.fromEntries(env.split('\0').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    if (kv.SLURM_JOB_ID === jobId) return kv;
+  }
+  throw new Error(`no Xvnc of job ${jobId} on the node`);
+}
+
 async function end(connId: string, jobId: string): Promise<void> {
   await value(c.call('clusters.cancel', { connectionId: connId, jobId }));
   await jobEvent(jobId, (j) => j.phase === 'ended');
@@ -95,6 +109,19 @@ describe('GPU figures of a Slurm job\'s desktop (real Slurm, nvidia-smi shim on 
       const s = await value<ViewerGpuSample>(c.call('viewer.gpus', { viewerId: ticket.viewerId }));
       expect(s).toMatchObject({ available: true, why: null });
       expect(s.gpus).toEqual(printed);
+
+      // The desktop renders on the GPU Slurm allocated (scontrol's IDX, CUDA_VISIBLE_DEVICES in the
+      // job), and the HUD is told which: the shim's GPU of that index, by UUID.
+      const idx = /GRES=gpu[^(\s]*\(IDX:(\d+)\)/.exec(slurm.admin('scontrol', ['show', 'job', '-d', jobId]))?.[1];
+      expect(idx, 'scontrol show job -d names the allocated GPU').toBeDefined();
+      const allocated = printed.find((g) => g.index === Number(idx))!;
+      expect(s.renderGpu).toBe(allocated.index);
+      const env = xServerEnv(jobId);
+      expect(env.CUDA_VISIBLE_DEVICES).toBe(idx);
+      expect(env.GPU_DESK_GPU).toBe(idx);
+      // The fixture's PCI bus of that GPU, as Mesa's device-select reads DRI_PRIME.
+      const bus = fs.readFileSync(path.resolve(__dirname, '../../fixtures/remote/nvidia-smi-query-2gpu.csv'), 'utf8').split('\n')[Number(idx)].split(', ')[7];
+      expect(env.DRI_PRIME).toBe(`pci-${bus.slice(4).toLowerCase().replace(/[:.]/g, '_')}`);
       // The login connection's own answer: no nvidia-smi there. Had the viewer's figures come from it, they would be this.
       const login = await value<GpuSample>(c.call('server.gpus', { connectionId: connId }));
       expect(login.gpus).toEqual([]);
@@ -114,6 +141,8 @@ describe('GPU figures of a Slurm job\'s desktop (real Slurm, nvidia-smi shim on 
       const s = await value<ViewerGpuSample>(c.call('viewer.gpus', { viewerId: ticket.viewerId }));
       expect(s).toMatchObject({ available: true, why: null });
       expect(s.gpus).toEqual(shimOnNode());
+      // The job step's figures name the allocated GPU too (matched by UUID, however the step numbers them).
+      expect(s.renderGpu).toBe(Number(xServerEnv(jobId).GPU_DESK_GPU));
       expect((await value<GpuSample>(c.call('server.gpus', { connectionId: connId }))).gpus).toEqual([]);
       await value(c.call('viewer.close', { viewerId: ticket.viewerId }));
     } finally {

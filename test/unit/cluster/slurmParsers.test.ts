@@ -106,10 +106,14 @@ describe('sbatch errors', () => {
 
 describe('the job\'s connection file', () => {
   it('as the job writes it', () => {
-    expect(parseConnectionFile('5', 'node=gdnode-1\ndisplay=2\nport=5902\nsocket=/home/u/.gpu-desk/jobs/5/vnc.sock\naccess=ssh\nvirtualgl=1\n')).toEqual({
+    expect(parseConnectionFile('5', 'node=gdnode-1\ndisplay=2\nport=5902\nsocket=/home/u/.gpu-desk/jobs/5/vnc.sock\naccess=ssh\nvirtualgl=1\ngpu=GPU-3f1c2a7e-91b4-4c1d-8e0a-5b7f2d9c6e11\n')).toEqual({
       jobId: '5', node: 'gdnode-1', display: 2, port: 5902, socket: '/home/u/.gpu-desk/jobs/5/vnc.sock', access: 'ssh', virtualgl: true,
+      gpuUuid: 'GPU-3f1c2a7e-91b4-4c1d-8e0a-5b7f2d9c6e11',
     });
-    expect(parseConnectionFile('5', 'node=n\ndisplay=2\nport=5902\nsocket=\naccess=login-forward\nvirtualgl=0\n')).toMatchObject({ socket: null, access: 'login-forward', virtualgl: false });
+    // No GPU allocated (gpu= empty), or a file from before gpu= was written: no pinning known.
+    expect(parseConnectionFile('5', 'node=n\ndisplay=2\nport=5902\nsocket=\naccess=login-forward\nvirtualgl=0\ngpu=\n')).toMatchObject({ socket: null, access: 'login-forward', virtualgl: false, gpuUuid: null });
+    expect(parseConnectionFile('5', 'node=n\ndisplay=2\nport=5902\nsocket=\naccess=ssh\nvirtualgl=0\n')).toMatchObject({ gpuUuid: null });
+    expect(parseConnectionFile('5', 'node=n\ndisplay=2\nport=5902\nsocket=\naccess=ssh\nvirtualgl=0\ngpu=$(x)\n')).toMatchObject({ gpuUuid: null });
     expect(parseConnectionFile('5', 'node=n\ndisplay=x\n')).toBeNull();
   });
 });

@@ -132,7 +132,7 @@ export class Clusters {
       throw e;
     }
     const ticket = this.deps.hub.register(() => openSpeakingFirst(() => link.open()), { eager: true, sentForViewer: RFB_38_CLIENT_VERSION });
-    this.deps.viewers.adopt({ id: ticket.id, connectionId, display: link.info.display, counters: ticket.counters, release: registerSecret(otp), jobId });
+    this.deps.viewers.adopt({ id: ticket.id, connectionId, display: link.info.display, counters: ticket.counters, release: registerSecret(otp), jobId, ...(link.info.gpuUuid ? { renderGpuUuid: link.info.gpuUuid } : {}) });
     return {
       viewerId: ticket.id,
       url: `${this.deps.channelBase()}${ticket.path}`,

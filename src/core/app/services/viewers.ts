@@ -27,6 +27,8 @@ interface Viewer {
   password?: Promise<string | null>;
   /** For a job's desktop: the Slurm job. */
   jobId?: string;
+  /** For a job's desktop: the UUID of the GPU it renders on (the job's first allocated GPU). */
+  renderGpuUuid?: string;
 }
 
 /** A viewer that another service opened (a job's desktop): the hub's ticket and what it holds. */
@@ -79,7 +81,9 @@ export class Viewers {
         const src = gpuSource(v, { connection: (id) => this.deps.ready(id).conn, jobNode: (j) => this.deps.jobNode(j) });
         if (!src.session) return { at: Date.now(), available: false, why: src.why, gpus: [] };
         const a = await queryGpuFigures(src.session, src.inJob !== undefined ? { inJob: src.inJob } : {});
-        return { at: Date.now(), available: a.available, why: null, gpus: a.gpus.map(gpuFiguresView) };
+        // A job's GPU is known by UUID: the node numbers its GPUs one way, a job step (cgroup) another.
+        const renders = v.renderGpuUuid ? a.gpus.find((g) => g.uuid === v.renderGpuUuid) : undefined;
+        return { at: Date.now(), available: a.available, why: null, gpus: a.gpus.map(gpuFiguresView), ...(renders ? { renderGpu: renders.index } : {}) };
       },
       ...this.video.handlers(),
     };
