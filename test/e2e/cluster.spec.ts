@@ -144,16 +144,18 @@ test('cluster profile from the form → Start → script reviewed → pending �
   const bar = page.getByTestId('job-viewer-bar');
   await expect(bar.getByTestId('job-phase')).toHaveText('Running');
   await expect(bar.getByTestId('job-time-left')).toBeVisible();
-  // The HUD's GPU lines are the node's: what the nvidia-smi shim prints there (the login node has no GPU).
+  // The HUD's GPU panel is the node's: the GPU Slurm allocated to the job (scontrol's IDX), in full,
+  // as the nvidia-smi shim prints it there (the login node has no GPU).
   const fields = GPU_FIGURES_QUERIES[0];
   const onNode = parseGpuFiguresCsv(execFileSync(path.join(CLUSTER_SHIM_DIR, 'nvidia-smi'), [gpuFiguresQueryArg(fields), '--format=csv,noheader,nounits'], { encoding: 'utf8', env: { ...process.env, GPU_DESK_SHIM_ON_NODE: '1' } }), fields);
-  expect(onNode.length).toBeGreaterThan(0);
-  for (const g of onNode) {
-    const line = page.getByTestId('hud').getByTestId(`hud-gpu-${g.index}`);
-    await expect(line).toHaveAttribute('data-util', String(g.utilizationPct), { timeout: 30_000 });
-    await expect(line).toHaveAttribute('data-mem-used', String(g.memoryUsedMiB));
-    await expect(line).toHaveAttribute('data-name', g.name);
-  }
+  const idx = /GRES=gpu[^(\s]*\(IDX:(\d+)\)/.exec(await cb.asUser('scontrol', ['show', 'job', '-d', jobId]))?.[1];
+  const g = onNode.find((x) => x.index === Number(idx));
+  expect(g, `the allocated GPU (IDX ${idx}) is one the shim prints`).toBeDefined();
+  await expect(page.getByTestId('hud').getByTestId('hud-gpu')).toHaveAttribute('data-index', String(g!.index), { timeout: 30_000 });
+  const line = page.getByTestId('hud').getByTestId(`hud-gpu-${g!.index}`);
+  await expect(line).toHaveAttribute('data-util', String(g!.utilizationPct));
+  await expect(line).toHaveAttribute('data-mem-used', String(g!.memoryUsedMiB));
+  await expect(line).toHaveAttribute('data-name', g!.name);
 
   // Something on the job's desktop to compare: a terminal started there, as the user would.
   const term = spawn('runuser', ['-u', slurm.login.user, '--', 'xterm', '-display', `:${display}`, '-geometry', '50x8+30+30', '-T', 'cluster-term', '-e', 'sh', '-c', 'echo a desktop on a Slurm node; exec cat'], {
