@@ -40,6 +40,11 @@ export interface SlurmBed {
   stop(): Promise<void>;
 }
 
+/** The GPU index Slurm allocated to a job, from `scontrol show job -d`'s "GRES=gpu:1(IDX:0)", or undefined. */
+export function allocatedGpuIndex(scontrolShowJobDetail: string): string | undefined {
+  return /GRES=gpu[^(\s]*\(IDX:(\d+)\)/.exec(scontrolShowJobDetail)?.[1];
+}
+
 export const isRootForSlurm = typeof process.getuid === 'function' && process.getuid() === 0;
 
 export interface SlurmOptions {

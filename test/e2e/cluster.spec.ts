@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { differingPixels, serverScreen, windowViewable } from '../bed';
+import { allocatedGpuIndex, differingPixels, serverScreen, windowViewable } from '../bed';
 import { expect, test } from './fixtures';
 import { CLUSTER_SHIM_DIR, startClusterBed, type ClusterBed } from './clusterFixture';
 import { GPU_FIGURES_QUERIES, gpuFiguresQueryArg, parseGpuFiguresCsv } from '../../src/core/remote/gpuFigures';
@@ -148,7 +148,7 @@ test('cluster profile from the form → Start → script reviewed → pending �
   // as the nvidia-smi shim prints it there (the login node has no GPU).
   const fields = GPU_FIGURES_QUERIES[0];
   const onNode = parseGpuFiguresCsv(execFileSync(path.join(CLUSTER_SHIM_DIR, 'nvidia-smi'), [gpuFiguresQueryArg(fields), '--format=csv,noheader,nounits'], { encoding: 'utf8', env: { ...process.env, GPU_DESK_SHIM_ON_NODE: '1' } }), fields);
-  const idx = /GRES=gpu[^(\s]*\(IDX:(\d+)\)/.exec(await cb.asUser('scontrol', ['show', 'job', '-d', jobId]))?.[1];
+  const idx = allocatedGpuIndex(await cb.asUser('scontrol', ['show', 'job', '-d', jobId]));
   const g = onNode.find((x) => x.index === Number(idx));
   expect(g, `the allocated GPU (IDX ${idx}) is one the shim prints`).toBeDefined();
   await expect(page.getByTestId('hud').getByTestId('hud-gpu')).toHaveAttribute('data-index', String(g!.index), { timeout: 30_000 });

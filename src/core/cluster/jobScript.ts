@@ -108,7 +108,7 @@ gpuuuid=""; gpuat=""
 first=\${CUDA_VISIBLE_DEVICES%%,*}
 if [ -n "$first" ] && command -v nvidia-smi >/dev/null 2>&1; then
   gpuline=$(nvidia-smi ${NVIDIA_SMI_QUERY} --format=csv,noheader,nounits 2>/dev/null | awk -F', *' -v f="$first" '$1 == f || $3 == f { print $1, $3, $8; exit }')
-  gpuidx=\${gpuline%% *}; rest=\${gpuline#* }; gpuuuid=\${rest%% *}; bus=\${rest#* }
+  read -r gpuidx gpuuuid bus <<<"$gpuline"
   case "$gpuidx" in ''|*[!0-9]*) gpuuuid="" ;; *)
     GPU_DESK_GPU=$gpuidx; export GPU_DESK_GPU; gpuat="GPU $gpuidx"
     # nvidia-smi's 00000000:3B:00.0 as sysfs writes it: 0000:3b:00.0.

@@ -13,7 +13,7 @@ import { startHarness, type Harness } from '../../../src/harness/server';
 import { GPU_FIGURES_QUERIES, gpuFiguresQueryArg, parseGpuFiguresCsv } from '../../../src/core/remote/gpuFigures';
 import type { ProfileInput } from '../../../src/shared/contract';
 import type { ClusterJobView, ClusterViewerTicket, GpuSample, ViewerGpuSample } from '../../../src/shared/models';
-import { cleanupAll, makeTempDir, startSlurm, type SlurmBed } from '../../bed';
+import { allocatedGpuIndex, cleanupAll, makeTempDir, startSlurm, type SlurmBed } from '../../bed';
 import { openIpc, type Client } from '../../helpers/ipcClient';
 
 const SHIM = path.resolve(__dirname, '../../shims/bin/nvidia-smi');
@@ -112,7 +112,7 @@ describe('GPU figures of a Slurm job\'s desktop (real Slurm, nvidia-smi shim on 
 
       // The desktop renders on the GPU Slurm allocated (scontrol's IDX, CUDA_VISIBLE_DEVICES in the
       // job), and the HUD is told which: the shim's GPU of that index, by UUID.
-      const idx = /GRES=gpu[^(\s]*\(IDX:(\d+)\)/.exec(slurm.admin('scontrol', ['show', 'job', '-d', jobId]))?.[1];
+      const idx = allocatedGpuIndex(slurm.admin('scontrol', ['show', 'job', '-d', jobId]));
       expect(idx, 'scontrol show job -d names the allocated GPU').toBeDefined();
       const allocated = printed.find((g) => g.index === Number(idx))!;
       expect(s.renderGpu).toBe(allocated.index);
