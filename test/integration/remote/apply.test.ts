@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { cleanupAll, freeXDisplay, isRoot, makeTempDir, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
@@ -16,6 +16,20 @@ import { buildSetupPlan } from '../../../src/core/remote/setupPlan';
 import { applyPlan, checkPlan } from '../../../src/core/remote/planRunner';
 import { atomicWriteScript } from '../../../src/core/remote/remoteFile';
 import type { PlanProgress, SetupPlan } from '../../../src/core/remote/types';
+
+/** Wait until no process on this machine has `needle` in its command line (the test runs as root, so /proc shows all). */
+async function waitForNoProcessNaming(needle: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const alive = (): number[] => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid).filter((d) => {
+    try { return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(needle); } catch { return false; }
+  }).map(Number);
+  let left = alive();
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((x) => setTimeout(x, 100));
+    left = alive();
+  }
+  if (left.length > 0) throw new Error(`processes naming ${needle} still running after ${timeoutMs} ms: ${left.join(', ')}`);
+}
 
 const TIGER_CONF = '/etc/tigervnc/vncserver-config-mandatory';
 const SUDOERS = `/etc/sudoers.d/gpu-desk-test-${process.pid}`;
@@ -30,18 +44,55 @@ if (!isRoot) {
   console.log('apply.test.ts: not running as root, so the bed account cannot be given sudo rights; these tests cannot run here');
 }
 
+/** TigerVNC's mandatory config without our line: Debian ships it all comments, and a run killed before its afterAll must not pass its line on. */
+function withoutOurLine(conf: string): string {
+  return conf.split('\n').filter((l) => l !== LOCALHOST_LINE).join('\n');
+}
+
+// Both blocks below start from TigerVNC's config as the distribution ships it, and a run killed earlier
+// (its afterAll never ran) leaves neither its line nor its sudo rights behind for this one.
+beforeAll(() => {
+  if (!isRoot) return;
+  for (const f of fs.readdirSync(path.dirname(SUDOERS))) {
+    const pid = /^gpu-desk-test-(\d+)$/.exec(f)?.[1];
+    if (pid && Number(pid) !== process.pid && !fs.existsSync(`/proc/${pid}`)) fs.rmSync(path.join(path.dirname(SUDOERS), f), { force: true });
+  }
+  originalConf = fs.existsSync(TIGER_CONF) ? withoutOurLine(fs.readFileSync(TIGER_CONF, 'utf8')) : null;
+  if (originalConf !== null) fs.writeFileSync(TIGER_CONF, originalConf);
+});
+afterAll(() => {
+  if (!isRoot) return;
+  if (originalConf === null) fs.rmSync(TIGER_CONF, { force: true });
+  else fs.writeFileSync(TIGER_CONF, originalConf);
+});
+
 // Here rather than in bed.test.ts: the plan below forces TigerVNC onto localhost system-wide for a while,
 // and tests inside one file run in order.
 describe('a VNC session started by hand on all interfaces (real bed)', () => {
   it('is reported with its display, port and address', async () => {
     const b = await startSshd();
     const c = await connectSsh(bedOptions(b));
-    const n = await freeXDisplay();
-    const r = await c.exec(`vncserver :${n} -localhost no -SecurityTypes None --I-KNOW-THIS-IS-INSECURE -xstartup /usr/bin/xterm`);
+    // Another test file may take the same free display between freeXDisplay() and our Xvnc binding it
+    // (their Xvnc on 127.0.0.1:5900+n would then be the one listed). The display is ours when its X lock
+    // holds the pid in our vncserver's pid file: the server's own record of who owns :n.
+    let n = -1;
+    let ownPid = 0;
+    const tried: string[] = [];
+    for (let attempt = 0; attempt < 5 && !ownPid; attempt++) {
+      n = await freeXDisplay();
+      const r = await c.exec(`vncserver :${n} -localhost no -SecurityTypes None --I-KNOW-THIS-IS-INSECURE -xstartup /usr/bin/xterm`);
+      const pids = await c.exec(`cat ~/.vnc/*:${n}.pid 2>/dev/null || echo -; cat /tmp/.X${n}-lock 2>/dev/null || echo -`);
+      const [ours, lock] = pids.stdout.trim().split(/\s+/).map((w) => Number.parseInt(w, 10));
+      if (r.code === 0 && ours > 0 && ours === lock) ownPid = ours;
+      else {
+        tried.push(`:${n} (exit ${r.code}, pid file ${ours}, X lock ${lock}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
+        await c.exec(`vncserver -kill :${n} >/dev/null 2>&1; rm -f ~/.vnc/*:${n}.pid`);
+      }
+    }
     try {
-      expect(r.code, r.stderr).toBe(0);
+      expect(ownPid, `no display of our own after 5 tries: ${tried.join('; ')}`).toBeGreaterThan(0);
       const report = await probeServer(c);
-      expect(report.sessions.find((s) => s.display === n)).toMatchObject({ port: 5900 + n, localhostOnly: false });
+      expect(report.sessions.find((s) => s.display === n)).toMatchObject({ port: 5900 + n, pid: ownPid, localhostOnly: false });
       const f = report.findings.find((x) => x.code === 'SESSION_LISTENS_ON_ALL_INTERFACES' && x.message.includes(`:${n} `));
       expect(f?.severity).toBe('error');
       expect(f?.message).toContain(String(5900 + n));
@@ -63,18 +114,11 @@ const NO_TURBOVNC = '/nonexistent-opt';
 describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
   beforeAll(async () => {
     fs.writeFileSync(SUDOERS, 'gdtest ALL=(ALL:ALL) ALL\n', { mode: 0o440 });
-    originalConf = fs.existsSync(TIGER_CONF) ? fs.readFileSync(TIGER_CONF, 'utf8') : null;
-    // Start from the distribution's file, without our line.
-    if (originalConf !== null && originalConf.split('\n').includes(LOCALHOST_LINE)) {
-      fs.writeFileSync(TIGER_CONF, originalConf.split('\n').filter((l) => l !== LOCALHOST_LINE).join('\n'));
-    }
     bed = await startSshd();
     conn = await connectSsh(bedOptions(bed, { log: (l) => logLines.push(l) }));
   });
   afterAll(async () => {
     fs.rmSync(SUDOERS, { force: true });
-    if (originalConf === null) fs.rmSync(TIGER_CONF, { force: true });
-    else fs.writeFileSync(TIGER_CONF, originalConf);
     await conn?.close();
     await cleanupAll();
   });
@@ -231,6 +275,10 @@ describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
     const target = `${bed2.home}/gd-drop-${process.pid}.conf`;
     fs.writeFileSync(target, 'old = 1\n');
     fs.chownSync(target, fs.statSync(bed2.home).uid, fs.statSync(bed2.home).gid);
+    // The bed account's home outlives this run: leave neither the target nor a temp file beside it, pass or fail.
+    onTestFinished(() => {
+      for (const n of fs.readdirSync(bed2.home)) if (n === path.basename(target) || n.startsWith(`.${path.basename(target)}.gpu-desk.`)) fs.rmSync(path.join(bed2.home, n), { force: true });
+    });
     const content = Array.from({ length: 2000 }, (_, i) => `key${i} = value ${i}`).join('\n') + '\n';
     const plan: SetupPlan = {
       distro: 'debian-12',
@@ -245,9 +293,11 @@ describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
         needsRoot: false,
       }],
     };
+    // The kill is awaited before the restart below: its last pkill would otherwise take the new sshd too.
+    let killed: Promise<void> | null = null;
     const res = applyPlan(c2, plan, {
       onProgress: (e) => {
-        if (e.type === 'step-start') setTimeout(() => void bed2.kill(), 500);
+        if (e.type === 'step-start') setTimeout(() => { killed = bed2.kill(); }, 500);
       },
     });
     const r = await res;
@@ -256,23 +306,25 @@ describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
     expect(r.error?.message).toContain('Write a config file slowly');
     expect(r.error?.message).not.toContain('\n');
     expect(r.error?.fix).toMatch(/atomically/);
-    // Whatever happens to the orphaned remote shell, the file is the old one or the whole new one.
-    await new Promise((x) => setTimeout(x, 2500));
+    // Whatever happens to the orphaned remote shell, the file is the old one or the whole new one. Wait for
+    // that shell to finish first (its command line names the target): under load it may still be before its
+    // mktemp, and a temp file it made after the rerun's clean-up would be left beside the target.
+    await waitForNoProcessNaming(target, 30_000);
     expect([`old = 1\n`, content]).toContain(fs.readFileSync(target, 'utf8'));
     // Running the plan again after reconnecting finishes the job and clears any temp file left behind.
     await c2.close();
+    await killed;
     await bed2.restart();
     const c3 = await connectSsh(bedOptions(bed2));
     const again = await applyPlan(c3, plan);
     expect(again.ok).toBe(true);
     expect(fs.readFileSync(target, 'utf8')).toBe(content);
-    expect(fs.readdirSync(bed2.home).filter((n) => n.includes('.gpu-desk.'))).toEqual([]);
+    expect(fs.readdirSync(bed2.home).filter((n) => n.startsWith(`.${path.basename(target)}.gpu-desk.`))).toEqual([]);
     await c3.close();
-    fs.rmSync(target, { force: true });
   });
 
   it('CLI: setup --apply --yes --sudo-password-stdin applies through sudo, then finds nothing to do; the password is never printed', async () => {
-    if (originalConf !== null) fs.writeFileSync(TIGER_CONF, originalConf.split('\n').filter((l) => l !== LOCALHOST_LINE).join('\n'));
+    if (originalConf !== null) fs.writeFileSync(TIGER_CONF, originalConf);
     const home = makeTempDir('gd-applycli-');
     const run = (args: string[], stdin: string) => new Promise<{ code: number; out: string }>((resolve) => {
       const p = spawn(process.execPath, [path.resolve(__dirname, '../../../bin/gpu-desk.cjs'), 'setup',
