@@ -31,7 +31,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { affinityOf, cleanupAll, freePort, freeXDisplay, makeTempDir, placeSelfOnDesk, placementFromArgs, startSshd, waitForPort } from '../test/bed';
-import { judgeKeyToScreen, judgeViewDisplay, judgeViewer } from './judgedLines';
+import { measureBareFloor } from './viewer/barePage';
+import { judgeFirstConnect, judgeKeyToScreen, judgeViewDisplay, judgeViewer } from './judgedLines';
+import type { LoginTiming } from '../src/shared/models';
 import { startProxy } from './tunnel/procs';
 import { runNativeViewer, stop } from './viewer/nativeViewer';
 import { keyFloor } from './viewer/keyFloor';
@@ -55,8 +57,6 @@ const VARIANT = argOf('--variant');
 const SERVERS = (argOf('--servers') ?? 'TigerVNC,TurboVNC').split(',') as Flavour[];
 /** Last measured before this work (issue 19): judged so that neither gets worse. */
 const KEY_MS = 9.9;
-/** Not measured in the run (a separate page, docs/bench-viewer.md "Chromium's floor per frame"): its last documented figure, labelled as such. */
-const BARE_PAGE_FLOOR = "Chromium's bare-page composited frame 4-7 ms CPU each, docs/bench-viewer.md's last documented figure, not measured in this run";
 const CONNECT_MS = 91;
 
 function argOf(name: string): string | undefined {
@@ -255,10 +255,15 @@ async function motion(desk: BenchDesktop, viewer: BrowserViewer, name: string, w
     (runs.variant ? `; variant ${VARIANT} ${fmt(sum('variant').rate)} Mpixel/s, ${fmt(sum('variant').msPerMpixel)} ms CPU/Mpixel` : '') +
     (runs.plain ? `; plain noVNC 1.7 ${fmt(sum('plain').rate)} Mpixel/s, ${fmt(sum('plain').msPerMpixel)} ms CPU/Mpixel` : ''));
   const nativeNoSsh = (nat.msPerMpixel * (nat.cpuShare - (nat.parts['ssh -L'] ?? 0) / nat.secs)) / nat.cpuShare;
+  // The desk's floor in this run: a bare page in the same Chromium putting whole frames of this size
+  // (ffplay's testsrc2 changes the whole screen each frame) at the rate gpu-desk drew them.
+  const fps = Math.max(1, Math.round((ours.rate * 1e6) / (w * h)));
+  const floor = await measureBareFloor({ width: w, height: h }, { w, h }, fps, SECONDS);
+  const floorLabel = `a bare page in the same Chromium putting ${w}x${h} frames at ${fps}/s, measured in this run: ${fmt(floor.msPerFrame)} ms CPU per composited frame`;
   // Issue 30: judged at both sizes in the two-machine layout, the floor and video mode printed beside the CPU ratio.
   const [px, cpu] = judgeViewer({
     pixelRate: { ours: ours.rate, native: nat.rate },
-    cpuPerMpx: { ours: ours.msPerMpixel, native: nat.msPerMpixel, floor: null, floorLabel: BARE_PAGE_FLOOR, video: null },
+    cpuPerMpx: { ours: ours.msPerMpixel, native: nat.msPerMpixel, floor: floor.msPerMpixel, floorLabel: floorLabel, video: null },
   });
   line(`${flavour} ${w}x${h} native without its ssh -L: ${fmt(nativeNoSsh)} ms CPU per Mpixel`);
   judge(`${flavour} ${w}x${h} ${cpu.text}`, cpu.ok);
@@ -278,9 +283,13 @@ async function keysAndConnect(flavour: Flavour, viewer: BrowserViewer, bed: Awai
     if (want('connect')) {
       const times: number[] = [];
       const phases: Record<string, number>[] = [];
+      const logins: LoginTiming[] = [];
       for (let i = 0; i < 5; i++) {
         times.push(flavour === 'TigerVNC' ? await viewer.connect(name) : await viewer.viewSession(name, keyDesk.display));
         phases.push(viewer.lastPhases);
+        // The core's own record of the SSH login this connect made (the same figure the server page shows).
+        const login = (await viewer.harnessRef.core.handlers()['connections.list']({})).find((c) => c.state === 'ready' && c.login)?.login;
+        if (login) logins.push(login);
         await viewer.disconnect();
       }
       const phase = (k: string) => fmt(median(phases.map((p) => p[k] ?? NaN)), 0);
@@ -290,9 +299,21 @@ async function keysAndConnect(flavour: Flavour, viewer: BrowserViewer, bed: Awai
         const j = judgeViewDisplay(median(times));
         judge(`${connectText}; ${j.text}`, j.ok);
       } else {
-        judge(`${connectText} (target <= ${CONNECT_MS} ms)`, median(times) <= CONNECT_MS);
+        // Connect from the server list logs in first: judged against OpenSSH's own login to the same sshd, in this run.
+        const openssh = median(await opensshLogins(bed, 5));
+        line(`${flavour} OpenSSH login (ssh -o BatchMode=yes … true against the same sshd, the figure a first connect's login is judged against): median ${fmt(openssh, 0)} ms of 5`);
+        line(`${connectText}; the former fixed target ${CONNECT_MS} ms ${median(times) <= CONNECT_MS ? 'met' : 'missed'}, not judged`);
+        const fromMarks = (k: string) => median(phases.map((p) => p[k] ?? NaN));
+        const j = judgeFirstConnect({
+          handshake: logins.length ? median(logins.map((l) => l.handshakeMs)) : null,
+          authentication: logins.length ? median(logins.map((l) => l.authMs)) : null,
+          // sshd opens the forwarded channel to Xvnc, whose banner is the first byte the page sees.
+          session: fromMarks('firstmsg') - fromMarks('wsopen'),
+          rfb: median(times) - fromMarks('firstmsg'),
+          total: median(times),
+        }, openssh);
+        judge(`${flavour} ${j.text}`, j.ok);
       }
-      line(`${flavour} OpenSSH login (ssh -o BatchMode=yes … true against the same sshd, the figure a first connect's login is judged against): median ${fmt(median(await opensshLogins(bed, 5)), 0)} ms of 5`);
     }
     if (want('latency')) {
       const region = { x: 0, y: 0, w: 490, h: 330 };

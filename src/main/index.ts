@@ -22,7 +22,8 @@ import {
 import { closeAction, loadSettings } from './settings';
 import { createMainText, type MainText } from './text';
 import { resolveLanguage } from '../shared/language';
-import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders, viewerWindowOptions } from './windowOptions';
+import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders, spanWindowOptions, viewerWindowOptions } from './windowOptions';
+import { isSpanViewerUrl, spanBounds } from '../shared/spanDisplays';
 import { fitToDisplays, loadWindowState, saveWindowState } from './windowState';
 
 // Before 'ready' (Chromium reads its switches once): the same ones bench:viewer and the e2e specs run with.
@@ -65,7 +66,11 @@ if (!app.requestSingleInstanceLock()) {
   app.on('web-contents-created', (_e, contents) => {
     hardenWebContents(contents, {
       allowedOrigins: () => allowedOrigins, openExternal: openExternalSafely, log: (l) => log.warn('%s', l),
-      viewerWindow: () => viewerWindowOptions(path.join(__dirname, '../preload/index.js'), iconPath()),
+      viewerWindow: (url) => {
+        const preload = path.join(__dirname, '../preload/index.js');
+        const span = isSpanViewerUrl(url) ? spanBounds(screen.getAllDisplays().map((d) => d.bounds)) : null;
+        return span ? spanWindowOptions(preload, span, iconPath()) : viewerWindowOptions(preload, iconPath());
+      },
     });
   });
   app.on('second-instance', () => showWindow());

@@ -56,7 +56,7 @@ export function isViewerWindowUrl(url: string, allowedOrigins: readonly string[]
   if (!isAllowedOrigin(url, allowedOrigins)) return false;
   try {
     const u = new URL(url);
-    return u.username === '' && u.password === '' && /^#viewer\/[^/]+\/[^/]+\/\d{1,5}$/.test(u.hash);
+    return u.username === '' && u.password === '' && /^#viewer\/[^/]+\/[^/]+\/\d{1,5}(\/span)?$/.test(u.hash);
   } catch {
     return false;
   }
@@ -87,8 +87,8 @@ export interface HardenDeps {
   allowedOrigins: () => readonly string[];
   openExternal(url: string): void;
   log(line: string): void;
-  /** The options of a viewer window (windowOptions.ts viewerWindowOptions); without it no window opens. */
-  viewerWindow?(): BrowserWindowConstructorOptions;
+  /** The options of a viewer window at `url`, our own page (windowOptions.ts viewerWindowOptions, spanWindowOptions); without it no window opens. */
+  viewerWindow?(url: string): BrowserWindowConstructorOptions;
 }
 
 type Contents = Pick<WebContents, 'on' | 'setWindowOpenHandler'>;
@@ -116,7 +116,7 @@ export function hardenWebContents(contents: Contents, deps: HardenDeps): void {
   });
   contents.setWindowOpenHandler(({ url }) => {
     const d = windowOpenDecision(url, deps.allowedOrigins());
-    if (d.allow && deps.viewerWindow) return { action: 'allow', overrideBrowserWindowOptions: deps.viewerWindow() };
+    if (d.allow && deps.viewerWindow) return { action: 'allow', overrideBrowserWindowOptions: deps.viewerWindow(url) };
     if (d.external) deps.openExternal(d.external);
     else deps.log(`blocked window.open of ${originOf(url) ?? 'an invalid URL'}`);
     return { action: 'deny' };

@@ -77,6 +77,32 @@ export function viewerWindowOptions(preloadPath: string, iconPath?: string): Bro
 }
 
 /**
+ * A viewer spanning every monitor (its address ends in /span, spanDisplays.ts): one borderless window
+ * over `bounds`, the union of the displays, as TurboVNC Viewer's "Span: all monitors" does. Electron's
+ * full screen covers one display only, so this is a plain window: no frame, no shadow, not movable or
+ * resizable, above the taskbar and docks, allowed past one screen's size (macOS clamps windows
+ * otherwise). Same hardened preferences as every other window.
+ */
+export function spanWindowOptions(preloadPath: string, bounds: Required<WindowBounds>, iconPath?: string): BrowserWindowConstructorOptions {
+  return {
+    ...bounds,
+    frame: false,
+    hasShadow: false,
+    resizable: false,
+    movable: false,
+    fullscreenable: false,
+    enableLargerThanScreen: true,
+    alwaysOnTop: true,
+    title: 'gpu-desk',
+    show: true,
+    backgroundColor: '#000000',
+    autoHideMenuBar: true,
+    ...(iconPath ? { icon: iconPath } : {}),
+    webPreferences: webPreferences(preloadPath),
+  };
+}
+
+/**
  * The Content-Security-Policy sent with every renderer response (protocol handler) and, in dev,
  * added to the Vite dev server's responses. No inline or eval'd script in production; WebAssembly may
  * compile ('wasm-unsafe-eval': the viewer's JPEG decoder, src/renderer/viewer/jpegWasm.ts), which

@@ -103,12 +103,24 @@ export interface SshImportResult {
   warnings: string[];
 }
 
+/**
+ * How long the last SSH login took, by phase (the whole ProxyJump chain; the phases are the target's):
+ * the key exchange (TCP, or the hop's channel, through host-key check) and authentication.
+ */
+export interface LoginTiming {
+  handshakeMs: number;
+  authMs: number;
+  totalMs: number;
+}
+
 export interface ConnectionView {
   id: string;
   profileId: string;
   label: string;
   state: ConnectionState;
   rttMs: number | null;
+  /** The last (re)connect's login, once one finished. */
+  login?: LoginTiming | null;
   /** Last failure (also set while reconnecting). */
   error: ErrorValue | null;
 }

@@ -75,6 +75,27 @@ test.describe('Electron shell', () => {
     expect(app.windows()).toHaveLength(1);
   });
 
+  test('a spanning viewer\'s address opens one borderless window over the union of the displays, on top and fixed', async () => {
+    const before = app.windows().length;
+    const opened = app.waitForEvent('window');
+    await page.evaluate(() => { (globalThis as unknown as PageGlobals).open('app://gpu-desk/index.html#viewer/c1/p1/2/span'); });
+    const spanning = await opened;
+    await spanning.waitForLoadState('domcontentloaded');
+    const shown = await app.evaluate(({ BrowserWindow, screen }) => {
+      const w = BrowserWindow.getAllWindows().find((x) => x.webContents.getURL().endsWith('/span'));
+      const ds = screen.getAllDisplays().map((d) => d.bounds);
+      const left = Math.min(...ds.map((d) => d.x));
+      const top = Math.min(...ds.map((d) => d.y));
+      const union = { x: left, y: top, width: Math.max(...ds.map((d) => d.x + d.width)) - left, height: Math.max(...ds.map((d) => d.y + d.height)) - top };
+      return w ? { bounds: w.getBounds(), union, resizable: w.isResizable(), movable: w.isMovable(), onTop: w.isAlwaysOnTop() } : null;
+    });
+    expect(shown).not.toBeNull();
+    expect(shown!.bounds).toEqual(shown!.union);
+    expect([shown!.resizable, shown!.movable, shown!.onTop]).toEqual([false, false, true]);
+    await spanning.close();
+    await expect.poll(() => app.windows().length).toBe(before);
+  });
+
   test('permissions other than clipboard are denied', async () => {
     const states = await page.evaluate(async () => Promise.all(['geolocation', 'notifications', 'camera', 'microphone'].map(async (name) => {
       try { return (await (globalThis as unknown as PageGlobals).navigator.permissions.query({ name })).state; } catch { return 'denied'; }

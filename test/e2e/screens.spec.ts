@@ -150,3 +150,70 @@ test('two desktops at once, each in its own page, each drawing its own server\'s
     await b.stop();
   }
 });
+
+test('a spanning viewer (its address ends in /span, as "Span monitors" opens it): no chrome, the desktop at one screen per desk monitor at 1:1, the saved choices untouched; Ctrl+Alt+Shift+F closes it', async ({ page, env, context }) => {
+  test.setTimeout(180_000);
+  const xvnc = await startXvnc({ geometry: '800x600' });
+  try {
+    fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
+    await env.app.invoke('profiles.save', {
+      profile: {
+        name: 'spanning', host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.userKeyPath },
+        display: { number: xvnc.display }, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
+      },
+    });
+    await env.app.open(page);
+    await page.getByRole('button', { name: 'Connect to spanning' }).click();
+    await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+    // A browser cannot put one window over several monitors: only the Electron shell (app.displays) offers it.
+    await expect(page.getByTestId('viewer-span')).toHaveCount(0);
+    const profileId = (await env.app.invoke('profiles.list', {})).find((p) => p.name === 'spanning')!.id;
+
+    // The spanning window's address: this viewer's own (its "New window"), with /span.
+    const plain = context.waitForEvent('page');
+    await page.getByTestId('viewer-new-window').click();
+    const second = await plain;
+    const address = second.url();
+    await second.close();
+    expect(address).toMatch(/#viewer\/[^/]+\/[^/]+\/\d+$/);
+    const opened = context.waitForEvent('page');
+    await page.evaluate((url) => { window.open(`${url}/span`, '_blank'); }, address);
+    const span = await opened;
+    try {
+      await expect(span.locator('section.viewer')).toHaveAttribute('data-phase', 'connected', { timeout: 30_000 });
+      await expect(span.getByTestId('span-chip')).toBeVisible();
+      await expect(span.locator('.topbar')).toBeHidden();
+      await expect(span.getByRole('toolbar')).toBeHidden();
+      // The desk's monitors as this browser knows them (the Window Management API, or this window's screen).
+      const desk = await span.evaluate(() => ({ width: window.screen.width, height: window.screen.height }));
+      await expect(span.getByTestId('span-chip')).toContainText('Spanning 1 monitor');
+      // The server's own RandR monitors are the desk's, and the framebuffer is exactly their size, drawn 1:1.
+      await expect.poll(() => serverMonitors(env, xvnc.display), { timeout: 30_000, message: 'RandR monitors on the server' }).toEqual([{ x: 0, y: 0, ...desk }]);
+      await expect.poll(() => canvasSize(span), { timeout: 30_000 }).toEqual({ w: desk.width, h: desk.height });
+      const drawn = await span.locator('[data-testid="vnc-screen"] canvas').first().evaluate((c) => ({ css: Math.round(c.getBoundingClientRect().width), px: (c as HTMLCanvasElement).width }));
+      expect(drawn.css).toBe(drawn.px);
+      // The server keeps its saved choices: the Screens choice and the profile's scaling are as they were.
+      expect(await span.evaluate((id) => localStorage.getItem(`gpu-desk.viewer.screens.${id}`), profileId)).not.toBe('monitors');
+      expect((await env.app.invoke('profiles.list', {})).find((p) => p.id === profileId)!.viewer.scaling).toBe('fit');
+      // The way out: the shortcut closes the spanning window; the viewer that opened it stays live.
+      const closed = span.waitForEvent('close');
+      await span.locator('[data-testid="vnc-screen"]').click({ position: { x: 5, y: 40 } });
+      // The window closes on the key going down, so Playwright's key-up may find no page: only that error is expected.
+      const pressed = span.keyboard.press('Control+Alt+Shift+KeyF').then(() => null, (e: Error) => e);
+      await closed;
+      const err = await pressed;
+      if (err && !/closed/.test(err.message)) throw err;
+      await expect(page.getByTestId('viewer-phase')).toHaveText('connected');
+      // The server page says what the SSH login took, by phase, from the core's own record of it.
+      const login = (await env.app.invoke('connections.list', {})).find((c) => c.profileId === profileId)?.login;
+      expect(login?.totalMs).toBeGreaterThan(0);
+      expect(login!.handshakeMs + login!.authMs).toBeLessThanOrEqual(login!.totalMs + 0.001);
+      await page.getByRole('button', { name: 'Back to the server' }).click();
+      await expect(page.getByTestId('server-status')).toHaveAttribute('title', /^SSH login took [\d.]+ ms: key exchange [\d.]+ ms, authentication [\d.]+ ms$/);
+    } finally {
+      if (!span.isClosed()) await span.close();
+    }
+  } finally {
+    await xvnc.stop();
+  }
+});

@@ -76,6 +76,13 @@ describe('hardenWebContents wiring', () => {
     expect(wc.openHandler!({ url: 'app://gpu-desk/index.html#viewer/c1/p1/2' })).toEqual({ action: 'allow', overrideBrowserWindowOptions: options });
     for (const url of ['app://gpu-desk/index.html', 'app://gpu-desk/index.html#viewer/c1/p1', 'app://evil/index.html#viewer/c1/p1/2', 'https://example.org/#viewer/c1/p1/2', 'app://u:p@gpu-desk/#viewer/c/p/1'])
       expect(wc.openHandler!({ url }), url).toEqual({ action: 'deny' });
+    // A spanning viewer's address is a viewer's too, and the wiring is told which address it opens.
+    const asked: string[] = [];
+    const span = new WebContentsStandIn();
+    hardenWebContents(span as never, { allowedOrigins: () => ORIGINS, openExternal: () => {}, log: () => {}, viewerWindow: (url) => { asked.push(url); return options; } });
+    expect(span.openHandler!({ url: 'app://gpu-desk/index.html#viewer/c1/p1/2/span' })).toEqual({ action: 'allow', overrideBrowserWindowOptions: options });
+    expect(span.openHandler!({ url: 'app://gpu-desk/index.html#viewer/c1/p1/2/spanned' })).toEqual({ action: 'deny' });
+    expect(asked).toEqual(['app://gpu-desk/index.html#viewer/c1/p1/2/span']);
     // Without the options (an older wiring): no window at all.
     const bare = new WebContentsStandIn();
     hardenWebContents(bare as never, { allowedOrigins: () => ORIGINS, openExternal: () => {}, log: () => {} });

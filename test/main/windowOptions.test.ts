@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders, viewerWindowOptions, webPreferences } from '../../src/main/windowOptions';
+import { APP_ENTRY_URL, APP_ORIGIN, contentSecurityPolicy, mainWindowOptions, securityHeaders, spanWindowOptions, viewerWindowOptions, webPreferences } from '../../src/main/windowOptions';
 
 function parseCsp(csp: string): Map<string, string[]> {
   return new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
@@ -37,6 +37,16 @@ describe('window options (Electron security checklist)', () => {
     expect(o.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });
     expect(o.icon).toBe('/icon.png');
     expect(o.minWidth).toBe(mainWindowOptions('/p.js', { width: 1, height: 1 }).minWidth);
+  });
+
+  it('a spanning viewer: one borderless, fixed window at exactly the bounds given, above the taskbar, with the same hardened preferences', () => {
+    const bounds = { x: -1920, y: -1080, width: 4480, height: 2520 };
+    const o = spanWindowOptions('/p.js', bounds, '/icon.png');
+    expect(o).toMatchObject({ ...bounds, frame: false, resizable: false, movable: false, fullscreenable: false, enableLargerThanScreen: true, alwaysOnTop: true, show: true });
+    // No minimum size to clamp it, and the same preferences as every other window.
+    expect(o.minWidth).toBeUndefined();
+    expect(o.webPreferences).toEqual(webPreferences('/p.js'));
+    expect(o.icon).toBe('/icon.png');
   });
 
   it('production CSP: nothing by default, scripts only from the app itself, no inline/eval (WebAssembly compiles: the viewer\'s JPEG decoder)', () => {

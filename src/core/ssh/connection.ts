@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { Client, type ClientChannel, type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { GpuDeskError } from '../errors';
+import type { LoginTiming } from '../../shared/models';
 import { makeAuthHandler, resolveAgent, type AuthMemory, type AuthReport } from './auth';
 import { assembleAlgorithms, DEFAULT_HOST_KEY_ALGORITHMS, DEFAULT_PUBKEY_ALGORITHMS, SUPPORTED_HOST_KEY_ALGORITHMS, SUPPORTED_PUBKEY_ALGORITHMS, sshTransportOptions } from './algorithms';
 import { CappedBuffer } from './cappedBuffer';
@@ -65,6 +66,7 @@ export class SshConnection extends EventEmitter implements SshSession {
   private keepaliveTimer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private _rttMs: number | null = null;
+  private _lastLogin: LoginTiming | null = null;
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private readonly log: (line: string) => void;
 
@@ -113,8 +115,16 @@ export class SshConnection extends EventEmitter implements SshSession {
     this.setState({ state: 'ready' });
   }
 
+  /** The last (re)connect's login by phase, null before one finished. */
+  get lastLogin(): LoginTiming | null {
+    return this._lastLogin;
+  }
+
   private async dialChain(): Promise<void> {
     const clients: Client[] = [];
+    const startedAt = performance.now();
+    // The target hop's own phases: where its dial began, its key exchange ended, and it was authenticated.
+    const marks = { dial: startedAt, handshake: startedAt, ready: startedAt };
     try {
       let sock: Duplex | undefined;
       for (let i = 0; i < this.target.hops.length; i++) {
@@ -139,13 +149,15 @@ export class SshConnection extends EventEmitter implements SshSession {
         }
         // A new ProxyCommand process for every dial: the old one died with the old connection.
         const proxy = i === 0 && hop.proxyCommand ? spawnProxyCommand(hop.proxyCommand, this.log) : undefined;
-        clients.push(await this.dialHop(hop, i, proxy?.sock ?? sock, proxy));
+        if (i === this.target.hops.length - 1) marks.dial = performance.now();
+        clients.push(await this.dialHop(hop, i, proxy?.sock ?? sock, proxy, i === this.target.hops.length - 1 ? marks : undefined));
       }
     } catch (e) {
       for (const c of clients.reverse()) c.end();
       throw e;
     }
     this.clients = clients;
+    this._lastLogin = { handshakeMs: marks.handshake - marks.dial, authMs: marks.ready - marks.handshake, totalMs: marks.ready - startedAt };
     const last = clients[clients.length - 1];
     // Any hop closing takes the whole chain down.
     for (const c of clients) c.once('close', () => this.onLost(c));
@@ -153,7 +165,7 @@ export class SshConnection extends EventEmitter implements SshSession {
     this.startKeepalive(last);
   }
 
-  private dialHop(hop: ResolvedHop, index: number, sock?: Duplex, proxy?: ProxyProcess): Promise<Client> {
+  private dialHop(hop: ResolvedHop, index: number, sock?: Duplex, proxy?: ProxyProcess, marks?: { handshake: number; ready: number }): Promise<Client> {
     const ep = hop.endpoint;
     const where = `${ep.user}@${ep.host}${ep.port === 22 ? '' : `:${ep.port}`}`;
     const readOnlyFiles = [...hop.knownHostsFiles.user, ...hop.knownHostsFiles.global];
@@ -240,12 +252,14 @@ export class SshConnection extends EventEmitter implements SshSession {
       };
       client.once('handshake', () => {
         handshakeDone = true;
+        if (marks) marks.handshake = performance.now();
         // Stop ssh2's per-packet debug calls once the offer is known (its Protocol reads _debug at each call).
         const proto = (client as unknown as { _protocol?: { _debug?: unknown } })._protocol;
         if (proto && '_debug' in proto) proto._debug = undefined;
       });
       client.once('ready', () => {
         settled = true;
+        if (marks) marks.ready = performance.now();
         client.removeListener('error', fail);
         client.on('error', () => { /* after ready, loss is handled by 'close' */ });
         resolve(client);

@@ -94,7 +94,7 @@ export function App({ api }: { api: GpuDeskApi }) {
 
   return (
     <ApiContext.Provider value={api}>
-      <div className={`app theme-${theme.resolved}`} data-screen={route.screen}>
+      <div className={`app theme-${theme.resolved}`} data-screen={route.screen} data-span={route.screen === 'viewer' && route.span ? 'on' : undefined}>
         <header className="topbar">
           <button className="brand" onClick={() => setRoute({ screen: 'servers' })} aria-label={t('home')}>{t('appName')}</button>
           <nav aria-label={t('breadcrumb')} className="crumbs">
@@ -119,7 +119,7 @@ export function App({ api }: { api: GpuDeskApi }) {
             {route.screen === 'servers' && <ServersScreen profiles={profiles} connections={connections} exchange={exchange} />}
             {route.screen === 'keys' && <KeysScreen profiles={profiles} />}
             {route.screen === 'server' && <ServerPage key={route.connectionId} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} profile={profileOf(route.profileId)} />}
-            {route.screen === 'viewer' && <ViewerScreen key={`${route.connectionId}:${route.display}`} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} display={route.display} profile={profileOf(route.profileId)} renderGpu={route.renderGpu} />}
+            {route.screen === 'viewer' && <ViewerScreen key={`${route.connectionId}:${route.display}`} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} display={route.display} profile={profileOf(route.profileId)} renderGpu={route.renderGpu} span={route.span === true} />}
             {route.screen === 'cluster' && <ClusterPage key={route.connectionId} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} jobs={jobs} profile={profileOf(route.profileId)} />}
             {route.screen === 'job' && <ViewerScreen key={`${route.connectionId}:job:${route.jobId}`} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} display={null} job={route.jobId} jobView={jobs[route.jobId]} profile={profileOf(route.profileId)} />}
             {route.screen === 'tunnel' && <TunnelScreen connectionId={route.connectionId} connection={connectionOf(route.connectionId)} tunnel={tunnels.find((x) => x.id === route.tunnelId)} />}

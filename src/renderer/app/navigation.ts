@@ -6,7 +6,7 @@ export type Route =
   | { screen: 'servers' }
   | { screen: 'keys' }
   | { screen: 'server'; connectionId: string; profileId: string }
-  | { screen: 'viewer'; connectionId: string; profileId: string; display: number; renderGpu?: number }
+  | { screen: 'viewer'; connectionId: string; profileId: string; display: number; renderGpu?: number; /** A window spanning every monitor (viewerLink.ts). */ span?: true }
   | { screen: 'tunnel'; connectionId: string; profileId: string; tunnelId: string }
   | { screen: 'cluster'; connectionId: string; profileId: string }
   | { screen: 'job'; connectionId: string; profileId: string; jobId: string };

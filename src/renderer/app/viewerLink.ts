@@ -1,4 +1,5 @@
 import type { Route } from './navigation';
+import { SPAN_PART } from '../../shared/spanDisplays';
 
 /**
  * A viewer's own address, so a second window or browser tab opens straight onto that desktop: the
@@ -9,14 +10,17 @@ const PREFIX = '#viewer/';
 // The contract's id rule (src/shared/contract.ts): the router refuses anything else anyway.
 const ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 
-export function viewerHash(r: { connectionId: string; profileId: string; display: number }): string {
-  return `${PREFIX}${encodeURIComponent(r.connectionId)}/${encodeURIComponent(r.profileId)}/${r.display}`;
+export function viewerHash(r: { connectionId: string; profileId: string; display: number; span?: boolean }): string {
+  return `${PREFIX}${encodeURIComponent(r.connectionId)}/${encodeURIComponent(r.profileId)}/${r.display}${r.span ? `/${SPAN_PART}` : ''}`;
 }
 
 /** The viewer route a window's address names; null for anything else (the app starts at its server list). */
 export function routeFromHash(hash: string): Extract<Route, { screen: 'viewer' }> | null {
   if (!hash.startsWith(PREFIX)) return null;
   const parts = hash.slice(PREFIX.length).split('/');
+  // A fourth part asks for a window spanning every monitor (main/index.ts gives it one).
+  const span = parts.length === 4 && parts[3] === SPAN_PART;
+  if (span) parts.pop();
   if (parts.length !== 3) return null;
   let connectionId: string, profileId: string;
   try {
@@ -27,5 +31,5 @@ export function routeFromHash(hash: string): Extract<Route, { screen: 'viewer' }
   }
   if (!ID.test(connectionId) || !ID.test(profileId) || !/^\d{1,5}$/.test(parts[2])) return null;
   const display = Number(parts[2]);
-  return display <= 65535 - 5900 ? { screen: 'viewer', connectionId, profileId, display } : null;
+  return display <= 65535 - 5900 ? { screen: 'viewer', connectionId, profileId, display, ...(span ? { span: true } : {}) } : null;
 }

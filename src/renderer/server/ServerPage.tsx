@@ -62,7 +62,7 @@ export function ServerPage({ connectionId, connection: conn, profile }: { connec
       <div className="screen-head">
         <div>
           <h1 id="server-h">{profile?.name ?? conn?.label ?? tr('fallbackTitle')}</h1>
-          <p className="muted" aria-live="polite">
+          <p className="muted" aria-live="polite" data-testid="server-status" title={conn?.login ? tr('login', { total: fmt.ms(conn.login.totalMs), handshake: fmt.ms(conn.login.handshakeMs), auth: fmt.ms(conn.login.authMs) }) : undefined}>
             {conn?.label} · {tr(`state.${conn?.state === 'ready' ? 'connected' : conn?.state ?? 'closed'}`)}
             {conn?.rttMs != null ? tr('rtt', { rtt: fmt.ms(conn.rttMs) }) : ''}
             {report ? ` · ${report.os.prettyName} (${report.os.arch})` : ''}

@@ -13,31 +13,36 @@ const KEY = (profileId: string) => `gpu-desk.viewer.screens.${profileId}`;
  * area, or one per desk monitor. Kept per server in localStorage, like the viewer's other window-side
  * settings (prefs.ts).
  */
-export function useScreensChoice(profileId: string | undefined) {
+export function useScreensChoice(profileId: string | undefined, forced?: ScreensMode) {
   const { t } = useTranslation('viewer');
   const api = useApi();
-  const [mode, setMode] = useState<ScreensMode>(() => {
+  const [chosen, setMode] = useState<ScreensMode>(() => {
     const v = profileId ? localStorage.getItem(KEY(profileId)) : null;
     return (SCREENS_MODES as readonly string[]).includes(v ?? '') ? (v as ScreensMode) : 'one';
   });
+  // A spanning viewer is one screen per monitor whatever the server's saved choice is, and keeps that choice as it was.
+  const mode = forced ?? chosen;
   const [note, setNote] = useState<string | null>(null);
+  /** How many desk monitors the layout has, once known (0 before, and outside "Match my monitors"). */
+  const [found, setFound] = useState(0);
   const modeRef = useRef(mode);
   modeRef.current = mode;
   const monitors = useRef<Rect[] | null>(null);
   const control = useRef<ScreenLayoutControl | null>(null);
 
   useEffect(() => {
-    if (profileId) localStorage.setItem(KEY(profileId), mode);
+    if (profileId && !forced) localStorage.setItem(KEY(profileId), mode);
     let stale = false;
-    if (mode !== 'monitors') { setNote(null); control.current?.request(); return; }
+    if (mode !== 'monitors') { setNote(null); setFound(0); control.current?.request(); return; }
     void deskMonitors(() => api.invoke('app.displays', {})).then((d) => {
       if (stale) return;
       monitors.current = d.monitors;
+      setFound(d.monitors.length);
       setNote(d.source === 'all' ? t('screens.found', { count: d.monitors.length }) : t('screens.onlyThis'));
       control.current?.request();
     });
     return () => { stale = true; };
-  }, [api, mode, profileId, t]);
+  }, [api, mode, forced, profileId, t]);
 
   /** Called with each new noVNC session: the layout rides on its remote resize from the first update. */
   const attach = (rfb: RFB) => {
@@ -63,5 +68,5 @@ export function useScreensChoice(profileId: string | undefined) {
       {note && <span className="screens-note" data-testid="screens-note">{note}</span>}
     </label>
   );
-  return { ui, attach, mode };
+  return { ui, attach, mode, found };
 }

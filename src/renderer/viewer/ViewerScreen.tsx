@@ -24,6 +24,8 @@ import { LOSSLESS_SHORTCUT, useLosslessShortcut } from './losslessShortcut';
 import { useScreensChoice } from './ScreensChoice';
 import { viewerHash } from '../app/viewerLink';
 import { GRAB_SHORTCUT } from './keyboardGrab';
+import { useWindowShortcut } from './windowShortcut';
+import { SPAN_SHORTCUT } from './shortcutKeys';
 import { useKeyboardGrab } from './useKeyboardGrab';
 import { useFullScreenCaptureRelease } from './fullScreenCapture';
 import { usePointerLock, type Point } from './pointerLock';
@@ -31,6 +33,19 @@ import { usePointerLock, type Point } from './pointerLock';
 type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 
 const MAX_RETRIES = 20;
+
+
+/** How many monitors the shell reports (Electron's screen module; 0 in a browser, which cannot span them). */
+function useDeskDisplayCount(): number {
+  const api = useApi();
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    let live = true;
+    api.invoke('app.displays', {}).then((d) => { if (live) setN(d?.length ?? 0); }, () => {});
+    return () => { live = false; };
+  }, [api]);
+  return n;
+}
 
 declare global {
   interface Window {
@@ -43,7 +58,7 @@ declare global {
  * The viewer on a server's display, or (with `job`) on a cluster job's desktop: then the ticket comes
  * from clusters.viewer, the bar shows the job's time and warnings, and closing asks about the job.
  */
-export function ViewerScreen({ connectionId, connection: conn, display: fixedDisplay, job, jobView, profile, renderGpu }: {
+export function ViewerScreen({ connectionId, connection: conn, display: fixedDisplay, job, jobView, profile, renderGpu, span = false }: {
   connectionId: string;
   connection?: ConnectionView;
   display: number | null;
@@ -53,6 +68,11 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   profile?: Profile;
   /** The GPU (nvidia-smi index) the desktop renders on, when its info says: the HUD shows that one. */
   renderGpu?: number;
+  /**
+   * A window spanning every desk monitor (the toolbar's "Span monitors"): no chrome, the desktop
+   * resized to one screen per monitor at 1:1, the saved choices left as they are.
+   */
+  span?: boolean;
 }) {
   const api = useApi();
   const go = useGo();
@@ -72,7 +92,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const [openViewerId, setOpenViewerId] = useState<string | null>(null);
   const [phase, setPhase] = useState<Phase>('opening');
   const [why, setWhy] = useState<string | null>(null);
-  const [prefs, setPrefs] = useState<ViewerPrefs>(() => loadPrefs(profile));
+  const [prefs, setPrefs] = useState<ViewerPrefs>(() => (span ? { ...loadPrefs(profile), scale: 'remote' } : loadPrefs(profile)));
   const prefsRef = useRef(prefs);
   prefsRef.current = prefs;
   const [history, setHistory] = useState<ViewerSample[]>([]);
@@ -103,7 +123,9 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const [closing, setClosing] = useState(false);
   const [inviting, setInviting] = useState(false);
   useLosslessShortcut(session);
-  const screens = useScreensChoice(profile?.id);
+  const screens = useScreensChoice(profile?.id, span ? 'monitors' : undefined);
+  const deskDisplays = useDeskDisplayCount();
+  useWindowShortcut(SPAN_SHORTCUT, () => window.close(), span);
   const attachScreens = useRef(screens.attach);
   attachScreens.current = screens.attach;
   // Shared both ways while the viewer has focus; a view-only viewer sends nothing, so it shares nothing.
@@ -255,7 +277,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
     session.current?.applyPrefs(p);
     videoMode.current?.setCodec(p.codec, p.videoMinKbps, p.videoMaxKbps);
     if (session.current) setLive(session.current.currentQuality);
-    if (profile) {
+    // A spanning window's settings are its own (1:1, one screen per monitor): the server keeps its saved ones.
+    if (profile && !span) {
       storeLocal(profile.id, p);
       const saved = savedPart(p);
       if (JSON.stringify(saved) !== JSON.stringify(savedPart(prefsRef.current)) || JSON.stringify(saved) !== JSON.stringify(profile.viewer)) {
@@ -281,7 +304,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
     : null;
 
   return (
-    <section className="viewer" data-keyboard-grab={grab.grabbed ? 'on' : 'off'} data-keyboard-lock={grab.lock} data-pointer-lock={pointer.locked ? 'on' : 'off'} aria-label={job ? tCluster('viewer.aria', { jobId: job }) : t('aria', { display: display ?? '' })} data-phase={phase} data-display={display ?? undefined}>
+    <section className={span ? 'viewer span' : 'viewer'} data-span={span ? 'on' : undefined} data-keyboard-grab={grab.grabbed ? 'on' : 'off'} data-keyboard-lock={grab.lock} data-pointer-lock={pointer.locked ? 'on' : 'off'} aria-label={job ? tCluster('viewer.aria', { jobId: job }) : t('aria', { display: display ?? '' })} data-phase={phase} data-display={display ?? undefined}>
       <div className="viewer-bar" role="toolbar" aria-label={t('toolbar')}>
         {job
           ? <button onClick={() => (jobEnded ? go({ screen: 'cluster', connectionId, profileId: profile?.id ?? '' }) : setClosing(true))} data-testid="job-viewer-close">{tCluster('viewer.close')}</button>
@@ -304,6 +327,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         <label className="check"><input type="checkbox" checked={prefs.showHud} onChange={(e) => update({ ...prefs, showHud: e.target.checked })} data-testid="toggle-hud" /> {t('figures')}</label>
         <button onClick={fullscreen}>{t('fullScreen')}</button>
         {!job && display !== null && profile && <button onClick={() => window.open(`${location.pathname}${location.search}${viewerHash({ connectionId, profileId: profile.id, display })}`, '_blank')} title={t('newWindowTitle')} data-testid="viewer-new-window">{t('newWindow')}</button>}
+        {!job && display !== null && profile && deskDisplays > 1 && <button onClick={() => window.open(`${location.pathname}${location.search}${viewerHash({ connectionId, profileId: profile.id, display, span: true })}`, '_blank')} title={t('span.title', { count: deskDisplays })} data-testid="viewer-span">{t('span.button')}</button>}
         <button aria-pressed={grab.grabbed} onClick={() => { grab.toggle(); session.current?.focus(); }} aria-keyshortcuts={GRAB_SHORTCUT.aria} title={t('grab.title', { keys: GRAB_SHORTCUT.label })} data-testid="keyboard-grab">{t('grab.button')}</button>
         <button aria-pressed={pointer.locked} onClick={() => { pointer.toggle(); session.current?.focus(); }} title={t('pointer.title', { keys: GRAB_SHORTCUT.label })} data-testid="pointer-lock" disabled={phase !== 'connected'}>{t('pointer.button')}</button>
         <span className={`phase phase-${phase}`} role="status" data-testid="viewer-phase" data-phase={phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}>{t(`phase.${phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}`)}</span>
@@ -315,6 +339,12 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         data-testid="viewer-drop"
         {...drop.handlers}
       >
+        {span && (
+          <p className="span-chip" role="status" data-testid="span-chip">
+            {screens.found ? t('span.on', { count: screens.found }) : t('span.finding')} <kbd>{SPAN_SHORTCUT.label}</kbd>
+            <button onClick={() => window.close()} data-testid="span-leave">{t('span.leave')}</button>
+          </p>
+        )}
         {grab.grabbed && <p className="grab-indicator" role="status" data-testid="keyboard-grabbed">{t('grab.on', { keys: GRAB_SHORTCUT.label })}</p>}
         {pointer.locked && <p className="grab-indicator pointer-indicator" role="status" data-testid="pointer-locked">{t('pointer.on')}</p>}
         {drop.over && <div className="viewer-overlay drop-overlay">{tFiles('dropOnViewer')}</div>}

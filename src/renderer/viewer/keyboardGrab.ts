@@ -3,12 +3,14 @@
  * go to the remote desktop. Pure state and key tests here; useKeyboardGrab.ts wires them to the page.
  */
 
-export const GRAB_SHORTCUT = { label: 'Ctrl+Alt+Shift+G', aria: 'Control+Alt+Shift+G' } as const;
+import { isShortcut, viewerShortcut, type ShortcutKeys } from './shortcutKeys';
 
-type Keys = { ctrlKey: boolean; altKey: boolean; shiftKey: boolean; metaKey: boolean; code: string; key?: string };
+export const GRAB_SHORTCUT = viewerShortcut('G');
+
+type Keys = ShortcutKeys & { key?: string };
 
 export function isGrabShortcut(e: Keys): boolean {
-  return e.ctrlKey && e.altKey && e.shiftKey && !e.metaKey && e.code === 'KeyG';
+  return isShortcut(GRAB_SHORTCUT, e);
 }
 
 const ARROWS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown']);

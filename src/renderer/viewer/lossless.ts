@@ -9,6 +9,8 @@
  * other encoding) is cut out of it, CopyRect carries the lossy part of its source. Past MAX_RECTS
  * pieces the region becomes its bounding box (a refresh then covers a little more than it must).
  */
+import { isShortcut, viewerShortcut, type ShortcutKeys } from './shortcutKeys';
+
 export const LOSSLESS_IDLE_MS = 1000;
 const MAX_RECTS = 512;
 
@@ -111,8 +113,8 @@ export function refreshDue(t: { lossy: number; lastUpdateAt: number; pending: bo
 }
 
 /** TurboVNC Viewer's own key for Lossless Refresh. */
-export const LOSSLESS_SHORTCUT = { label: 'Ctrl+Alt+Shift+L', aria: 'Control+Alt+Shift+L' } as const;
+export const LOSSLESS_SHORTCUT = viewerShortcut('L');
 
-export function isLosslessShortcut(e: { ctrlKey: boolean; altKey: boolean; shiftKey: boolean; metaKey: boolean; code: string }): boolean {
-  return e.ctrlKey && e.altKey && e.shiftKey && !e.metaKey && e.code === 'KeyL';
+export function isLosslessShortcut(e: ShortcutKeys): boolean {
+  return isShortcut(LOSSLESS_SHORTCUT, e);
 }

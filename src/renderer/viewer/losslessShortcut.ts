@@ -1,26 +1,11 @@
-import { useEffect, type RefObject } from 'react';
+import type { RefObject } from 'react';
 import type { ViewerSession } from './rfbSession';
-import { isLosslessShortcut } from './lossless';
+import { LOSSLESS_SHORTCUT } from './lossless';
+import { useWindowShortcut } from './windowShortcut';
 
 export { LOSSLESS_SHORTCUT } from './lossless';
 
-/**
- * Ctrl+Alt+Shift+L anywhere in the viewer's page asks for a lossless refresh. Caught before noVNC's
- * keyboard handler (capture phase on the window), so the keys never reach the remote desktop.
- */
+/** Ctrl+Alt+Shift+L anywhere in the viewer's page asks for a lossless refresh. */
 export function useLosslessShortcut(session: RefObject<ViewerSession | null>): void {
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (!isLosslessShortcut(e)) return;
-      e.preventDefault();
-      e.stopImmediatePropagation();
-      if (e.type === 'keydown' && !e.repeat) session.current?.losslessRefresh();
-    };
-    window.addEventListener('keydown', onKey, true);
-    window.addEventListener('keyup', onKey, true);
-    return () => {
-      window.removeEventListener('keydown', onKey, true);
-      window.removeEventListener('keyup', onKey, true);
-    };
-  }, [session]);
+  useWindowShortcut(LOSSLESS_SHORTCUT, () => session.current?.losslessRefresh());
 }

@@ -3,6 +3,7 @@
  * one of them as it would on the desk. Pure: the desk's monitors in, the RFB screen list out, and the
  * SetDesktopSize message that carries it (ExtendedDesktopSize, rfbproto "SetDesktopSize", type 251).
  */
+import { spanBounds } from '../../shared/spanDisplays';
 
 /** A rectangle in the desktop's pixels. */
 export interface Rect { x: number; y: number; width: number; height: number }
@@ -32,10 +33,12 @@ export const MAX_DESKTOP = { width: 32767, height: 32767 } as const;
 export function layoutFromMonitors(monitors: readonly Rect[], max: { width: number; height: number } = MAX_DESKTOP): ScreenLayout {
   const ok = monitors.filter((m) => Number.isFinite(m.x) && Number.isFinite(m.y) && m.width >= 1 && m.height >= 1);
   if (!ok.length) throw new Error('no monitor to lay the desktop out on: choose Screens: 1 or 2 side by side');
-  const left = Math.min(...ok.map((m) => m.x));
-  const top = Math.min(...ok.map((m) => m.y));
-  const right = Math.max(...ok.map((m) => m.x + m.width));
-  const bottom = Math.max(...ok.map((m) => m.y + m.height));
+  // The same rectangle a spanning viewer's window covers, so each screen lands under its monitor.
+  const all = spanBounds(ok)!;
+  const left = all.x;
+  const top = all.y;
+  const right = all.x + all.width;
+  const bottom = all.y + all.height;
   const scale = Math.min(1, max.width / (right - left), max.height / (bottom - top));
   const at = (v: number) => Math.floor(v * scale);
   const screens = ok.map((m, i) => {

@@ -200,6 +200,25 @@ describe('connection life', () => {
     expect(e.fix).toMatch(/port/);
   });
 
+  it('the login is timed by phase (key exchange, then authentication) within the connect\'s own time; through a jump host the total also holds the first hop', async () => {
+    const t0 = performance.now();
+    const c = await connectSsh(bedOptions(bed));
+    const wall = performance.now() - t0;
+    const l = c.lastLogin!;
+    expect(l.handshakeMs).toBeGreaterThan(0);
+    expect(l.authMs).toBeGreaterThan(0);
+    expect(l.handshakeMs + l.authMs).toBeLessThanOrEqual(l.totalMs + 0.001);
+    expect(l.totalMs).toBeLessThanOrEqual(wall);
+    await c.close();
+    const cfg = path.join(makeTempDir('gd-cfg-'), 'config');
+    fs.writeFileSync(cfg, ['Host j1', '  HostName 127.0.0.1', `  Port ${bed2.port}`, `  User ${bed2.user}`, `  IdentityFile ${bed2.userKeyPath}`, ''].join('\n'));
+    const jumped = await connectSsh({ ...bedOptions(bed), sshConfigPath: cfg, jump: ['j1'], callbacks: { onUnknownHostKey: async () => 'accept-once' } });
+    const j = jumped.lastLogin!;
+    // The jump host's own login comes first: more than the target's two phases.
+    expect(j.totalMs).toBeGreaterThan(j.handshakeMs + j.authMs);
+    await jumped.close();
+  });
+
   it('keepalive probes measure the SSH round trip', async () => {
     const c = await connectSsh(bedOptions(bed));
     const rtt = await c.measureRtt();

@@ -178,7 +178,7 @@ export class Connections {
   }
 
   private view(e: Entry): ConnectionView {
-    return { id: e.id, profileId: e.profile.id, label: e.label, state: e.state, rttMs: e.live?.conn.rttMs ?? null, error: e.error };
+    return { id: e.id, profileId: e.profile.id, label: e.label, state: e.state, rttMs: e.live?.conn.rttMs ?? null, login: e.live?.conn.lastLogin ?? null, error: e.error };
   }
 
   async open(profileId: string): Promise<ConnectionView> {

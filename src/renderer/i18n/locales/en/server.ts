@@ -9,6 +9,7 @@ export default {
     idle: 'idle',
   },
   rtt: ' · SSH round trip {{rtt}}',
+  login: 'SSH login took {{total}}: key exchange {{handshake}}, authentication {{auth}}',
   installKey: 'Sign in with a key…',
   probeAgain: 'Probe again',
   probing: 'Probing…',

@@ -214,6 +214,14 @@ export default {
     denied: 'This computer\'s clipboard is not open to gpu-desk: allow clipboard access for it, or use the Clipboard panel.',
     failed: 'The image could not be copied: the server\'s display did not answer xclip.',
   },
+  span: {
+    button: 'Span monitors',
+    title: 'Open this desktop across all {{count}} monitors, one remote screen per monitor (TurboVNC Viewer\'s "Span: all monitors")',
+    on_one: 'Spanning {{count}} monitor — leave with',
+    on_other: 'Spanning {{count}} monitors — leave with',
+    finding: 'Spanning your monitors — leave with',
+    leave: 'Leave',
+  },
   grab: {
     button: 'Grab keyboard',
     title: 'Send the keys this computer would take (Super, Alt+Tab, Ctrl+Alt+arrows) to the remote desktop ({{keys}})',

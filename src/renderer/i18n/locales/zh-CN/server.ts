@@ -11,6 +11,7 @@ const zhCN: Catalogue<typeof en> = {
     idle: '空闲',
   },
   rtt: ' · SSH 往返 {{rtt}}',
+  login: 'SSH 登录耗时 {{total}}：密钥交换 {{handshake}}，身份验证 {{auth}}',
   installKey: '改用密钥登录…',
   probeAgain: '重新检测',
   probing: '正在检测…',

@@ -216,6 +216,14 @@ const zhCN: Catalogue<typeof en> = {
     denied: 'gpu-desk 无权访问本机剪贴板：请允许其访问剪贴板，或使用“剪贴板”面板。',
     failed: '图片未能复制：服务器的显示未响应 xclip。',
   },
+  span: {
+    button: '跨越所有显示器',
+    title: '在全部 {{count}} 台显示器上打开此桌面，每台显示器对应一个远程屏幕（与 TurboVNC 查看器的“跨越全部显示器”相同）',
+    on_one: '正跨越 {{count}} 台显示器 — 退出请按',
+    on_other: '正跨越 {{count}} 台显示器 — 退出请按',
+    finding: '正在跨越您的显示器 — 退出请按',
+    leave: '退出',
+  },
   grab: {
     button: '捕获键盘',
     title: '将本机系统会截获的按键（Super、Alt+Tab、Ctrl+Alt+方向键）发送到远程桌面（{{keys}}）',
