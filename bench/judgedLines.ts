@@ -30,13 +30,13 @@ export function judge3d(f: { r: number; a: number; b: number; c: number }): Judg
 /** bench:viewer: gpu-desk against the native viewer for one server and size. */
 export function judgeViewer(f: {
   pixelRate: { ours: number; native: number };
-  cpuPerMpx: { ours: number; native: number; floor: number | null; floorLabel: string; video: number | null };
+  cpuPerMpx: { ours: number; native: number; floor: number | null; floorLabel: string; video: number | null; /** Why video mode has no figure. */ videoLabel?: string };
 }): Judged[] {
   const pr = ratio(f.pixelRate.ours, f.pixelRate.native);
   const cpu = ratio(f.cpuPerMpx.ours, f.cpuPerMpx.native);
   const beside = [
     f.cpuPerMpx.floor === null ? `floor ${f.cpuPerMpx.floorLabel}` : `floor ${f2(f.cpuPerMpx.floor)} ms/Mpx (${f.cpuPerMpx.floorLabel})`,
-    f.cpuPerMpx.video === null ? 'video mode not measured' : `video mode ${f2(f.cpuPerMpx.video)} ms/Mpx`,
+    f.cpuPerMpx.video === null ? (f.cpuPerMpx.videoLabel ?? 'video mode not measured') : `video mode ${f2(f.cpuPerMpx.video)} ms/Mpx`,
   ].join(', ');
   return [
     { text: `pixel rate ${f2(pr)}x the native viewer's (target >= 1.0x)`, ok: pr >= 1.0 },

@@ -358,23 +358,6 @@ async function keyProbe(viewer: BrowserViewer, n: number): Promise<number | null
   return ok.length >= Math.ceil(n / 2) ? median(ok) : null;
 }
 
-/** The codec through the viewer's Quality panel, as a person picks it (test/e2e/videoMode.spec.ts). */
-async function chooseCodec(viewer: BrowserViewer, codec: 'vnc' | 'video' | 'auto'): Promise<void> {
-  /* eslint-disable @typescript-eslint/no-explicit-any */
-  const d = () => (globalThis as any).document;
-  await viewer.page.waitFor(() => (globalThis as any).document.querySelector('[data-testid="open-codec"]') !== null, undefined, { what: 'the Quality button' });
-  await viewer.page.evaluate(() => { const doc = (globalThis as any).document; if (!doc.querySelector('[data-testid="codec-panel"]')) doc.querySelector('[data-testid="open-codec"]').click(); });
-  await viewer.page.waitFor(() => { const o = (globalThis as any).document.querySelector('[data-testid="codec-choice"] option[value="video"]'); return o !== null && !o.disabled; }, undefined, { what: 'the codec choice with Video enabled (WebCodecs H.264)' });
-  await viewer.page.evaluate((c) => {
-    const doc = (globalThis as any).document;
-    const sel = doc.querySelector('[data-testid="codec-choice"]');
-    sel.value = c;
-    sel.dispatchEvent(new (globalThis as any).Event('change', { bubbles: true }));
-    doc.querySelector('[data-testid="codec-panel"] button[aria-label="Close quality panel"]')?.click();
-  }, codec);
-  void d;
-}
-
 /** The JPEG settings Xvnc logged between two offsets ("Using JPEG subsampling S, QN"), distinct, in order. */
 function jpegSettings(logPath: string, from: number): { q: number; subsamp: number }[] {
   const text = fs.readFileSync(logPath).subarray(from).toString('utf8');
@@ -389,7 +372,7 @@ async function trialGpuDesk(p: PartyName, bed: ViewerBed['bed'], session: TurboS
   try {
     const off = logSize(session.logPath);
     await viewer.viewSession(link.profiles[p]!, session.display);
-    if (p === 'v') await chooseCodec(viewer, 'video');
+    if (p === 'v') await viewer.chooseCodec('video');
     await sleep((WARMUP + (p === 'v' ? VIDEO_EXTRA_WARMUP : 0)) * 1000);
     const procs0 = serverProcs(session.display);
     if (p === 'v' && procs0.ffmpeg.length === 0) {

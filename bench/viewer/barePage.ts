@@ -24,7 +24,7 @@ export interface BareFloor {
 export async function measureBareFloor(size: { width: number; height: number }, rect: { w: number; h: number }, fps: number, seconds: number): Promise<BareFloor> {
   const browser = await CdpBrowser.launch(CHROMIUM_ARGS);
   try {
-    const page = await browser.newPage('about:blank', size);
+    const page = await browser.newPage('data:text/html,<title>floor</title><body></body>', size);
     await page.evaluate((a: { width: number; height: number; w: number; h: number; fps: number }) => {
       const c = document.createElement('canvas');
       c.width = a.width;

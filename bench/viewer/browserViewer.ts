@@ -112,6 +112,24 @@ export class BrowserViewer {
     await this.page.evaluate(() => { delete (window as unknown as { __gpuDeskViewer?: unknown }).__gpuDeskViewer; });
   }
 
+  /** The codec through the viewer's Quality panel, as a person picks it (test/e2e/videoMode.spec.ts). */
+  async chooseCodec(codec: 'vnc' | 'video' | 'auto'): Promise<void> {
+    await this.page.waitFor(() => document.querySelector('[data-testid="open-codec"]') !== null, undefined, { what: 'the Quality button' });
+    await this.page.evaluate(() => { if (!document.querySelector('[data-testid="codec-panel"]')) document.querySelector('[data-testid="open-codec"]').click(); });
+    await this.page.waitFor(() => { const o = document.querySelector('[data-testid="codec-choice"] option[value="video"]'); return o !== null && !o.disabled; }, undefined, { what: 'the codec choice with Video enabled (WebCodecs H.264)' });
+    await this.page.evaluate((c) => {
+      const sel = document.querySelector('[data-testid="codec-choice"]');
+      sel.value = c;
+      sel.dispatchEvent(new window.Event('change', { bubbles: true }));
+      document.querySelector('[data-testid="codec-panel"] button[aria-label="Close quality panel"]')?.click();
+    }, codec);
+  }
+
+  /** The HUD's codec line (e.g. "H.264 · x264"), or null without one. */
+  async hudCodec(): Promise<string | null> {
+    return this.page.evaluate(() => document.querySelector('[data-testid="hud-codec"]')?.textContent ?? null);
+  }
+
   async framesDrawn(): Promise<number> {
     return this.page.evaluate(() => (window as unknown as { __gpuDeskViewer: { framesDrawn: number } }).__gpuDeskViewer.framesDrawn);
   }

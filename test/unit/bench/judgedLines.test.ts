@@ -17,7 +17,11 @@ describe('issue 30 judged lines', () => {
     expect(j.map((x) => x.ok)).toEqual([false, true]);
     expect(j[1].text).toContain('floor 1.50 ms/Mpx (bare page, this run)');
     expect(j[1].text).toContain('video mode not measured');
-    expect(judgeViewer({ pixelRate: { ours: 1, native: 1 }, cpuPerMpx: { ours: 4.1, native: 2, floor: null, floorLabel: 'not measured', video: 3 } })[1].ok).toBe(false);
+    const measured = judgeViewer({ pixelRate: { ours: 1, native: 1 }, cpuPerMpx: { ours: 4.1, native: 2, floor: null, floorLabel: 'not measured', video: 3 } })[1];
+    expect(measured.ok).toBe(false);
+    expect(measured.text).toContain('video mode 3.00 ms/Mpx');
+    // Where video mode cannot run, the line says why instead of a figure.
+    expect(judgeViewer({ pixelRate: { ours: 1, native: 1 }, cpuPerMpx: { ours: 3, native: 2, floor: 1, floorLabel: 'x', video: null, videoLabel: 'video mode: TurboVNC desktops only' } })[1].text).toContain('video mode: TurboVNC desktops only)');
   });
 
   it('key-to-screen, View display and the first connect use their limits inclusively', () => {
