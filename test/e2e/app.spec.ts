@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { differingPixels, makeTempDir, serverScreen, startXvnc, windowViewable } from '../bed';
 import { addProfile, expect, test, type Env } from './fixtures';
+import { viewXvnc } from './desktopSteps';
 import { typeOnRemote } from './typing';
 import { bytesPerFrame } from './viewerHud';
 import { canvasSize, chooseLossless, pixelsUnlikeServer } from './viewerPixels';
@@ -293,17 +294,8 @@ test('import a host from ~/.ssh/config; edit and remove profiles; dark theme', a
 
 test('viewer states: reconnecting while the server is down, connected again, lost when the desktop is gone', async ({ page, env }) => {
   const xvnc = await startXvnc({ geometry: '800x600', clients: [['xterm', '-geometry', '60x10+0+0']] });
-  fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
-  await env.app.invoke('profiles.save', {
-    profile: {
-      name: 'desk', host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.userKeyPath },
-      display: { number: xvnc.display }, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
-    },
-  });
-  await env.app.open(page);
   // A profile with a default display: Connect goes straight to that desktop.
-  await page.getByRole('button', { name: 'Connect to desk' }).click();
-  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  await viewXvnc(page, env, 'desk', xvnc.display);
 
   await env.bed.kill();
   await expect(page.getByTestId('viewer-phase')).toHaveText('reconnecting', { timeout: 30_000 });

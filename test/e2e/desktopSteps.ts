@@ -1,12 +1,31 @@
 import fs from 'node:fs';
 import type { Locator, Page } from '@playwright/test';
 import { addProfile, expect, type Env } from './fixtures';
+import type { SavedViewerPrefs } from '../../src/shared/models';
 
 /**
  * The steps many viewer specs begin and end with, as a user takes them: a key-file profile added and
  * connected, a TurboVNC desktop started from the Desktops tab; at the end the desktop stopped and the
  * server disconnected.
  */
+
+/**
+ * A profile onto a running X server's display (a bed Xvnc), saved through the core, and Connect from
+ * the server list: the profile names the display, so the viewer opens on it, connected. Its id.
+ */
+export async function viewXvnc(page: Page, env: Env, name: string, display: number, viewer: Partial<SavedViewerPrefs> = {}): Promise<string> {
+  fs.writeFileSync(`${env.home}/known_hosts`, `${env.bed.knownHostsLine}\n`);
+  const saved = await env.app.invoke('profiles.save', {
+    profile: {
+      name, host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.userKeyPath },
+      display: { number: display }, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false, ...viewer }, forwards: [],
+    },
+  });
+  await env.app.open(page);
+  await page.getByRole('button', { name: `Connect to ${name}` }).click();
+  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  return saved.id;
+}
 
 /** A key-file profile connected and a TurboVNC desktop started at `size`: its display and its row. */
 export async function connectAndStartDesktop(page: Page, env: Env, name: string, size: string): Promise<{ display: number; row: Locator }> {

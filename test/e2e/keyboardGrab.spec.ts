@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { startXvnc } from '../bed';
 import { expect, test } from './fixtures';
+import { viewXvnc } from './desktopSteps';
 
 /**
  * Keyboard grab, judged by what the X server receives: xev on a real Xvnc prints every key event its
@@ -41,16 +42,7 @@ test('keyboard grab: released, Super, Alt+Tab and Ctrl+Alt+arrows stay on the de
   // No window manager: X's focus follows the pointer, which the click below puts in xev's window.
   const xvnc = await startXvnc({ geometry: '640x480', clients: [['sh', '-c', `exec xev -event keyboard -geometry 620x460+0+0 > '${out}'`]] });
   try {
-    fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
-    await env.app.invoke('profiles.save', {
-      profile: {
-        name: 'grab', host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.userKeyPath },
-        display: { number: xvnc.display }, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'off', adaptive: false }, forwards: [],
-      },
-    });
-    await env.app.open(page);
-    await page.getByRole('button', { name: 'Connect to grab' }).click();
-    await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+    await viewXvnc(page, env, 'grab', xvnc.display, { scaling: 'off' });
     const viewer = page.locator('section.viewer');
     await expect.poll(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8').includes('Outer window is'), { timeout: 20_000, message: 'xev running in the session' }).toBe(true);
     await page.locator('[data-testid="vnc-screen"] canvas').click({ position: { x: 200, y: 150 } });

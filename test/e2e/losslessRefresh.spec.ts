@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { startXvnc, windowViewable } from '../bed';
 import { addProfile, expect, test, type Env } from './fixtures';
+import { viewXvnc } from './desktopSteps';
 import { typeOnRemote } from './typing';
 import { canvasDigest, canvasSize, pixelsUnlikeServer } from './viewerPixels';
 import { LOSSLESS_IDLE_MS } from '../../src/renderer/viewer/lossless';
@@ -41,17 +42,8 @@ test('TigerVNC: after motion at low JPEG quality the viewer asks for a lossless 
   const xvnc = await startXvnc({ geometry: '800x600' });
   const spheres = xvnc.run(SPHERES);
   try {
-    fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
     // Quality level 1, adaptive off: TigerVNC sends the spheres as coarse JPEG.
-    await env.app.invoke('profiles.save', {
-      profile: {
-        name: 'tigerlossy', host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.userKeyPath },
-        display: { number: xvnc.display }, viewer: { quality: 1, compression: 2, encodings: ['tight'], scaling: 'off', adaptive: false }, forwards: [],
-      },
-    });
-    await env.app.open(page);
-    await page.getByRole('button', { name: 'Connect to tigerlossy' }).click();
-    await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+    await viewXvnc(page, env, 'tigerlossy', xvnc.display, { quality: 1, scaling: 'off' });
     await expect.poll(() => canvasSize(page)).toEqual({ w: 800, h: 600 });
     await motion(page);
     // While it moves, JPEG: the canvas is not the server's picture.

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { startXvnc } from '../bed';
 import { addProfile, expect, test, type Env } from './fixtures';
+import { viewXvnc } from './desktopSteps';
 import { canvasSize, chooseLossless, pixelsUnlikeServer } from './viewerPixels';
 import { sideBySide } from '../../src/renderer/viewer/screenLayout';
 import { shellQuote } from '../../src/core/remote/shellQuote';
@@ -55,16 +56,7 @@ test('TigerVNC: "2 side by side" in the viewer makes two RandR monitors on the s
   test.setTimeout(180_000);
   const xvnc = await startXvnc({ geometry: '800x600' });
   try {
-    fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
-    await env.app.invoke('profiles.save', {
-      profile: {
-        name: 'tigerscreens', host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.userKeyPath },
-        display: { number: xvnc.display }, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
-      },
-    });
-    await env.app.open(page);
-    await page.getByRole('button', { name: 'Connect to tigerscreens' }).click();
-    await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+    await viewXvnc(page, env, 'tigerscreens', xvnc.display);
     await expect.poll(() => canvasSize(page)).toEqual({ w: 800, h: 600 });
     await twoScreensOnServer(page, env, xvnc.display);
     await page.getByRole('button', { name: 'Back to the server' }).click();
@@ -155,19 +147,9 @@ test('a spanning viewer (its address ends in /span, as "Span monitors" opens it)
   test.setTimeout(180_000);
   const xvnc = await startXvnc({ geometry: '800x600' });
   try {
-    fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
-    await env.app.invoke('profiles.save', {
-      profile: {
-        name: 'spanning', host: '127.0.0.1', port: env.bed.port, user: env.bed.user, jumpHosts: [], auth: { kind: 'key-file', path: env.bed.userKeyPath },
-        display: { number: xvnc.display }, viewer: { quality: 6, compression: 2, encodings: ['tight'], scaling: 'fit', adaptive: false }, forwards: [],
-      },
-    });
-    await env.app.open(page);
-    await page.getByRole('button', { name: 'Connect to spanning' }).click();
-    await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+    const profileId = await viewXvnc(page, env, 'spanning', xvnc.display);
     // A browser cannot put one window over several monitors: only the Electron shell (app.displays) offers it.
     await expect(page.getByTestId('viewer-span')).toHaveCount(0);
-    const profileId = (await env.app.invoke('profiles.list', {})).find((p) => p.name === 'spanning')!.id;
 
     // The spanning window's address: this viewer's own (its "New window"), with /span.
     const plain = context.waitForEvent('page');

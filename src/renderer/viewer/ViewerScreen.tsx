@@ -34,8 +34,10 @@ type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 
 const MAX_RETRIES = 20;
 
-
-/** How many monitors the shell reports (Electron's screen module; 0 in a browser, which cannot span them). */
+/**
+ * How many monitors the shell reports (Electron's screen module; 0 in a browser, which cannot put one
+ * window over several). Not deskMonitors(): that one also asks the browser, for the layout only.
+ */
 function useDeskDisplayCount(): number {
   const api = useApi();
   const [n, setN] = useState(0);
@@ -293,6 +295,11 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
     else void wrapRef.current?.requestFullscreen().then(() => session.current?.focus(), () => {});
   };
 
+  // Another window onto this desktop (a browser tab in the harness; Electron gives a spanning one its own bounds, main/index.ts).
+  const openViewerWindow = (spanning: boolean) => {
+    if (display !== null && profile) window.open(`${location.pathname}${location.search}${viewerHash({ connectionId, profileId: profile.id, display, span: spanning })}`, '_blank');
+  };
+
   const sshState = conn?.state;
   const overlay =
     jobView && jobEnded ? { title: tCluster('viewer.endedTitle', { jobId: jobView.jobId }), text: endedLine(jobView) }
@@ -326,8 +333,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         <label className="check"><input type="checkbox" checked={prefs.viewOnly} onChange={(e) => update({ ...prefs, viewOnly: e.target.checked })} /> {t('viewOnly')}</label>
         <label className="check"><input type="checkbox" checked={prefs.showHud} onChange={(e) => update({ ...prefs, showHud: e.target.checked })} data-testid="toggle-hud" /> {t('figures')}</label>
         <button onClick={fullscreen}>{t('fullScreen')}</button>
-        {!job && display !== null && profile && <button onClick={() => window.open(`${location.pathname}${location.search}${viewerHash({ connectionId, profileId: profile.id, display })}`, '_blank')} title={t('newWindowTitle')} data-testid="viewer-new-window">{t('newWindow')}</button>}
-        {!job && display !== null && profile && deskDisplays > 1 && <button onClick={() => window.open(`${location.pathname}${location.search}${viewerHash({ connectionId, profileId: profile.id, display, span: true })}`, '_blank')} title={t('span.title', { count: deskDisplays })} data-testid="viewer-span">{t('span.button')}</button>}
+        {!job && display !== null && profile && <button onClick={() => openViewerWindow(false)} title={t('newWindowTitle')} data-testid="viewer-new-window">{t('newWindow')}</button>}
+        {!job && display !== null && profile && deskDisplays > 1 && <button onClick={() => openViewerWindow(true)} title={t('span.title', { count: deskDisplays })} data-testid="viewer-span">{t('span.button')}</button>}
         <button aria-pressed={grab.grabbed} onClick={() => { grab.toggle(); session.current?.focus(); }} aria-keyshortcuts={GRAB_SHORTCUT.aria} title={t('grab.title', { keys: GRAB_SHORTCUT.label })} data-testid="keyboard-grab">{t('grab.button')}</button>
         <button aria-pressed={pointer.locked} onClick={() => { pointer.toggle(); session.current?.focus(); }} title={t('pointer.title', { keys: GRAB_SHORTCUT.label })} data-testid="pointer-lock" disabled={phase !== 'connected'}>{t('pointer.button')}</button>
         <span className={`phase phase-${phase}`} role="status" data-testid="viewer-phase" data-phase={phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}>{t(`phase.${phase === 'connected' && sshState === 'reconnecting' ? 'reconnecting' : phase}`)}</span>
