@@ -196,13 +196,23 @@ pf="$HOME/.vnc/gpu-desk-$n.passwd"
 vncpasswd -f > "$pf" || { rm -f "$pf"; exit 1; }
 L=-localhost
 "$W" -help 2>&1 | grep -Eq 'localhost[^a-z]*yes' && L="-localhost yes"
+# What the wrapper says goes through a file: when it fails without a word (Debian's wrapper does so when
+# a signal reaches it while it waits for Xvnc), the session log's tail below still says why.
+o=$(mktemp "$HOME/.vnc/.gpu-desk-start.XXXXXX") || exit 1
 if [ -n "$xs" ]; then
   [ $# -gt 0 ] && set -- -- "$@"
-  "$W" ":$n" $L -geometry "$geom" -SecurityTypes VncAuth -PasswordFile "$pf" -xstartup "$xs" "$@" </dev/null 9>&- 2>&1
+  "$W" ":$n" $L -geometry "$geom" -SecurityTypes VncAuth -PasswordFile "$pf" -xstartup "$xs" "$@" </dev/null 9>&- >"$o" 2>&1
 else
-  "$W" ":$n" $L -geometry "$geom" -SecurityTypes VncAuth -PasswordFile "$pf" </dev/null 9>&- 2>&1
+  "$W" ":$n" $L -geometry "$geom" -SecurityTypes VncAuth -PasswordFile "$pf" </dev/null 9>&- >"$o" 2>&1
 fi
 rc=$?
+cat "$o"
+if [ $rc != 0 ] && ! grep -q '[^[:space:]]' "$o"; then
+  echo "vncserver for display :$n failed (exit status $rc) and printed nothing; the end of its log:"
+  log=$(ls -t "$HOME"/.vnc/*:"$n".log 2>/dev/null | head -n 1)
+  [ -n "$log" ] && tail -n 5 "$log"
+fi
+rm -f "$o"
 [ $rc = 0 ] || rm -f "$pf"
 exit $rc
 `;
@@ -275,7 +285,7 @@ async function start(session: SshSession, opts: StartOptions, hold: (secret: str
     // Xvnc may not take X connections yet, and vncserver then exits 1 with the session running.
     // That session is kept: its password is made below, once the display answers.
     const otpLate = r.code !== 0 && /could not generate initial otp/i.test(out) && parseStartedDisplay(out) !== null;
-    if (r.code !== 0 && !otpLate) throw startFailed(out);
+    if (r.code !== 0 && !otpLate) throw startFailed(out, r);
     password = parseOtp(out);
     passwordKind = 'otp';
   } else {
@@ -297,7 +307,7 @@ async function start(session: SshSession, opts: StartOptions, hold: (secret: str
       // TigerVNC starts at one size: the screens' bounding box (the viewer lays the screens out).
       session.exec(shScript(TIGER_START, [display, String(min), boundingGeometry(geometry)!, xstartup, ...args]), { stdin: `${password}\n`, timeoutMs: 60_000 }));
     out = r.stdout + r.stderr;
-    if (r.code !== 0) throw startFailed(out);
+    if (r.code !== 0) throw startFailed(out, r);
   }
   const started = parseStartedDisplay(out);
   if (!started) throw startFailed(out);
@@ -350,7 +360,7 @@ async function withDisplayRetry(auto: boolean, start: (minDisplay: number) => Pr
  * One line that says why: wrappers print a generic "Could not start Xvnc." and then the X server's log
  * tail, whose telling line ("Server is already active for display 3") is rarely the last one.
  */
-export function startFailed(output: string): GpuDeskError {
+export function startFailed(output: string, ended?: { code: number | null; signal: string | null }): GpuDeskError {
   const said = (l: string) => l !== '' && !/password|passwd/i.test(l);
   const all = output.split('\n').map((l) => l.replace(/^\(EE\)\s*/, '').trim());
   // An X server that gave up says why on the line after "Fatal server error:".
@@ -359,7 +369,8 @@ export function startFailed(output: string): GpuDeskError {
   const lines = all.filter((l) => said(l) && !/^(fatal server error:?|please consult\b.*|and start again\.?|=+.*)$/i.test(l));
   const telling = lines.filter((l) => /\b(error|fatal|failed|cannot|can't|could not|unable|refused|denied|already|in use|not found|no such|not installed|no free|did not start|too early)\b/i.test(l));
   const specific = telling.filter((l) => !/^could not start xvnc\.?$/i.test(l));
-  const line = (fatal && said(fatal) ? fatal : undefined) ?? specific.at(-1) ?? telling.at(-1) ?? lines.at(-1) ?? 'no output';
+  const how = ended?.signal ? `ended by ${ended.signal}` : ended?.code != null ? `exit status ${ended.code}` : '';
+  const line = (fatal && said(fatal) ? fatal : undefined) ?? specific.at(-1) ?? telling.at(-1) ?? lines.at(-1) ?? `no output${how ? ` (${how})` : ''}`;
   return new GpuDeskError('VNC_SESSION_FAILED', `The VNC session did not start: ${line.slice(0, 200)}`, 'Try another display number, or look at ~/.vnc/*.log on the server');
 }
 

@@ -50,6 +50,16 @@ describe('startFailed: one telling line from a wrapper\'s failure output', () =>
     expect(startFailed('\n\n').message).toBe('The VNC session did not start: no output');
   });
 
+  it('says how a silent start ended: its exit status, or the signal that ended it', () => {
+    expect(startFailed('', { code: 255, signal: null }).message).toBe('The VNC session did not start: no output (exit status 255)');
+    expect(startFailed('', { code: null, signal: 'KILL' }).message).toBe('The VNC session did not start: no output (ended by KILL)');
+    // The start script's own line for a wrapper that said nothing, then the session log's tail.
+    const silent = "vncserver for display :4 failed (exit status 255) and printed nothing; the end of its log:\n Xtigervnc TigerVNC 1.12.0\n(EE) Fatal server error:\n(EE) Caught signal 15 (Terminated). Server aborting\n";
+    expect(startFailed(silent, { code: 255, signal: null }).message).toBe('The VNC session did not start: Caught signal 15 (Terminated). Server aborting');
+    expect(startFailed('vncserver for display :4 failed (exit status 255) and printed nothing; the end of its log:\n', { code: 255, signal: null }).message)
+      .toBe('The VNC session did not start: vncserver for display :4 failed (exit status 255) and printed nothing; the end of its log:');
+  });
+
   it('never quotes a line about a password', () => {
     const e = startFailed('Password file /home/u/.vnc/gpu-desk-3.passwd: cannot open (hunter22)\n');
     expect(e.message).not.toMatch(/hunter22|passwd/);
