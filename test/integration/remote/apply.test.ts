@@ -85,8 +85,9 @@ describe('a VNC session started by hand on all interfaces (real bed)', () => {
       const [ours, lock] = pids.stdout.trim().split(/\s+/).map((w) => Number.parseInt(w, 10));
       if (r.code === 0 && ours > 0 && ours === lock) ownPid = ours;
       else {
+        // Nothing is killed here: :n belongs to whoever holds its X lock (another test file's desktop, on
+        // this same account), and our own Xvnc lost the race and is gone.
         tried.push(`:${n} (exit ${r.code}, pid file ${ours}, X lock ${lock}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
-        await c.exec(`vncserver -kill :${n} >/dev/null 2>&1; rm -f ~/.vnc/*:${n}.pid`);
       }
     }
     try {
@@ -98,7 +99,7 @@ describe('a VNC session started by hand on all interfaces (real bed)', () => {
       expect(f?.message).toContain(String(5900 + n));
       expect(f?.message).toMatch(/0\.0\.0\.0|::/);
     } finally {
-      await c.exec(`vncserver -kill :${n}`);
+      if (ownPid) await c.exec(`vncserver -kill :${n}`);
       await c.close();
     }
   });

@@ -140,8 +140,10 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     }
     expect(r.code, r.stderr).toBe(1);
     const ev = events(r.stdout);
-    expect(ev.filter((e) => e.type === 'step-done').map((e) => e.stepId)).toEqual(['gl-libraries', 'window-manager', 'virtualgl']);
-    expect(ev.filter((e) => e.type === 'step-failed').map((e) => e.stepId)).toEqual(['vnc-server']);
+    // On a miss, what the run said: its error line and the last lines of the steps' own output.
+    const said = `${r.stderr.trim()}\n${ev.filter((e) => e.type === 'output').slice(-40).map((e) => `${e.stepId}: ${e.text ?? ''}`).join('\n')}`;
+    expect(ev.filter((e) => e.type === 'step-done').map((e) => e.stepId), said).toEqual(['gl-libraries', 'window-manager', 'virtualgl']);
+    expect(ev.filter((e) => e.type === 'step-failed').map((e) => e.stepId), said).toEqual(['vnc-server']);
     expect(ev.some((e) => e.type === 'output' && e.stepId === 'virtualgl' && /virtualgl_3\.1\.4_amd64\.deb: SHA-256 [0-9a-f]{64} matches/.test(e.text ?? ''))).toBe(true);
     const error = r.stderr.trim().split('\n').pop()!;
     expect(error).toMatch(/^error: Step "Install TurboVNC 3\.3[^"]*" failed with exit status 4: SHA-256 mismatch for turbovnc_3\.3_amd64\.deb: the download was deleted and nothing was installed; check the mirror, then run the plan again — /);
