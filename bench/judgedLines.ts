@@ -22,7 +22,9 @@ export function judge3d(f: { r: number; a: number; b: number; c: number }): Judg
   const ra = ratio(f.r, f.a);
   return [
     { text: `b/c ${f2(bc)}x (target >= 1.0x)`, ok: bc >= 1.0 },
-    { text: `b ${f1(f.b)} fps = ${f2(br)} of r ${f1(f.r)} fps (target >= 0.9 of r)`, ok: br >= 0.9 },
+    // The native viewer's share of r beside it: when c misses 0.9 of r too, the server's one CPU (the
+    // program and Xvnc's encoder together), not the viewer, is what bounds b.
+    { text: `b ${f1(f.b)} fps = ${f2(br)} of r ${f1(f.r)} fps (target >= 0.9 of r; beside it the native viewer: c = ${f2(ratio(f.c, f.r))} of r)`, ok: br >= 0.9 },
     { text: `b/a ${f1(ba)}x beside r/a ${f1(ra)}x (what the server renders allows; target b/a >= 0.9 x r/a = ${f1(0.9 * ra)}x)`, ok: ba >= 0.9 * ra },
   ];
 }

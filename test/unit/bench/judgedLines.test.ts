@@ -10,6 +10,8 @@ describe('issue 30 judged lines', () => {
     const issue = judge3d({ r: 18.4, a: 2.1, b: 16.3, c: 14.9 });
     expect(issue.map((j) => j.ok)).toEqual([true, false, false]);
     expect(issue[0].text).toBe('b/c 1.09x (target >= 1.0x)');
+    // Beside b's share of r, the native viewer's: the same server bounds both.
+    expect(issue[1].text).toBe('b 16.3 fps = 0.89 of r 18.4 fps (target >= 0.9 of r; beside it the native viewer: c = 0.81 of r)');
   });
 
   it('bench:viewer prints the floor and video mode beside the CPU ratio, judged at 2.0x', () => {
