@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import type { GpuView } from '../../shared/models';
 import { useApi } from '../app/api';
+import { useVisiblePoll } from '../app/useVisiblePoll';
 import { useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
 import { useFormat } from '../i18n/useFormat';
@@ -19,39 +20,25 @@ export function GpuCards({ connectionId, initial }: { connectionId: string; init
   const hist = useRef(new Map<string, { util: (number | null)[]; mem: (number | null)[] }>());
   const [, setTick] = useState(0);
 
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const poll = async () => {
-      timer = null;
-      if (stopped || document.visibilityState !== 'visible') return;
-      try {
-        const s = await api.invoke('server.gpus', { connectionId });
-        if (stopped) return;
-        for (const g of s.gpus) {
-          const h = hist.current.get(g.uuid) ?? { util: [], mem: [] };
-          h.util = [...h.util, g.utilizationPct].slice(-HISTORY);
-          h.mem = [...h.mem, g.memoryTotalMiB && g.memoryUsedMiB !== null ? (100 * g.memoryUsedMiB) / g.memoryTotalMiB : null].slice(-HISTORY);
-          hist.current.set(g.uuid, h);
-        }
-        setGpus(s.gpus);
-        setError(null);
-        setTick((t) => t + 1);
-      } catch (e) {
-        if (!stopped) setError(errorLine(e));
+  // Hidden window: no asking; visible again: at once (useVisiblePoll).
+  useVisiblePoll(connectionId, async (alive) => {
+    try {
+      const s = await api.invoke('server.gpus', { connectionId });
+      if (!alive()) return 'stop';
+      for (const g of s.gpus) {
+        const h = hist.current.get(g.uuid) ?? { util: [], mem: [] };
+        h.util = [...h.util, g.utilizationPct].slice(-HISTORY);
+        h.mem = [...h.mem, g.memoryTotalMiB && g.memoryUsedMiB !== null ? (100 * g.memoryUsedMiB) / g.memoryTotalMiB : null].slice(-HISTORY);
+        hist.current.set(g.uuid, h);
       }
-      if (!stopped) timer = setTimeout(poll, 1000);
-    };
-    // Hidden window: stop polling; visible again: resume at once.
-    const onVis = () => { if (document.visibilityState === 'visible' && !timer && !stopped) void poll(); };
-    document.addEventListener('visibilitychange', onVis);
-    void poll();
-    return () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      document.removeEventListener('visibilitychange', onVis);
-    };
-  }, [api, connectionId, errorLine]);
+      setGpus(s.gpus);
+      setError(null);
+      setTick((t) => t + 1);
+    } catch (e) {
+      if (alive()) setError(errorLine(e));
+    }
+    return 'again';
+  });
 
   if (error && !gpus) return <p className="banner error" role="alert">{error}</p>;
   if (!gpus) return <p role="status" className="progress">{t('gpus.asking')}</p>;

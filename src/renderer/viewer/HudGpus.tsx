@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { GpuFiguresView, ViewerGpuSample } from '../../shared/models';
 import { useApi } from '../app/api';
+import { useVisiblePoll } from '../app/useVisiblePoll';
 import { Sparkline } from '../app/Sparkline';
 import { useErrorLine } from '../i18n/errors';
 import { useFormat } from '../i18n/useFormat';
@@ -12,7 +13,7 @@ const HISTORY = 60;
 /**
  * The HUD's GPU panel: the GPU the desktop renders on (`renderGpu`, an nvidia-smi index) in full,
  * else every GPU in one line each. Asked once a second over the viewer's own connection (a job's
- * desktop: its node) while the HUD shows and the window is visible; unmounting stops it.
+ * desktop: its node) while the HUD shows and the window is visible (useVisiblePoll); unmounting stops it.
  */
 export function HudGpus({ viewerId, renderGpu }: { viewerId: string; renderGpu?: number }) {
   const api = useApi();
@@ -22,40 +23,25 @@ export function HudGpus({ viewerId, renderGpu }: { viewerId: string; renderGpu?:
   const [sample, setSample] = useState<ViewerGpuSample | null>(null);
   const [error, setError] = useState<string | null>(null);
   const hist = useRef(new Map<number, (number | null)[]>());
-  /** The machine has no NVIDIA GPU figures: said once, not asked again every second. */
-  const none = useRef(false);
 
+  // A new viewer starts a new history, and asks again even if the last machine had no figures.
   useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | null = null;
     hist.current = new Map();
-    none.current = false;
-    const poll = async () => {
-      timer = null;
-      if (stopped || document.visibilityState !== 'visible') return;
-      try {
-        const s = await api.invoke('viewer.gpus', { viewerId });
-        if (stopped) return;
-        for (const g of s.gpus) hist.current.set(g.index, [...(hist.current.get(g.index) ?? []), g.utilizationPct].slice(-HISTORY));
-        setSample(s);
-        setError(null);
-        none.current = !s.available;
-        if (none.current) return;
-      } catch (e) {
-        if (stopped) return;
-        setError(errorLine(e));
-      }
-      if (!stopped) timer = setTimeout(poll, 1000);
-    };
-    const onVis = () => { if (document.visibilityState === 'visible' && !timer && !stopped && !none.current) void poll(); };
-    document.addEventListener('visibilitychange', onVis);
-    void poll();
-    return () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      document.removeEventListener('visibilitychange', onVis);
-    };
-  }, [api, viewerId, errorLine]);
+  }, [viewerId]);
+  useVisiblePoll(viewerId, async (alive) => {
+    try {
+      const s = await api.invoke('viewer.gpus', { viewerId });
+      if (!alive()) return 'stop';
+      for (const g of s.gpus) hist.current.set(g.index, [...(hist.current.get(g.index) ?? []), g.utilizationPct].slice(-HISTORY));
+      setSample(s);
+      setError(null);
+      // The machine has no NVIDIA GPU figures: said once, not asked again every second.
+      return s.available ? 'again' : 'stop';
+    } catch (e) {
+      if (alive()) setError(errorLine(e));
+      return 'again';
+    }
+  });
 
   const pct = (v: number | null) => (v === null ? '—' : fmt.percent(v / 100));
   const mib = (v: number | null) => (v === null ? '?' : fmt.number(v, 0));
