@@ -85,22 +85,37 @@ const RECIPES: Record<DistroKey, Recipe> = {
 
 // An earlier run cut off mid-install (the connection dropped, the step was killed) may still hold
 // dpkg's lock or have left packages unpacked but not configured: wait for the lock, then finish
-// what dpkg started before installing anything new. A package cut off in the middle of its unpack
-// is left half-installed, which `dpkg --configure -a` refuses ("reinstall it before attempting
-// configuration"): such packages are reinstalled first.
+// what dpkg started before installing anything new. Order matters: dpkg cut off leaves its journal
+// "interrupted", and apt refuses every command until `dpkg --configure -a` has replayed it; a package
+// cut off in the middle of its unpack is left half-installed, which `dpkg --configure -a` cannot
+// configure ("reinstall it before attempting configuration"): such packages are reinstalled once apt
+// works again, and dpkg then configures what is left.
 const APT_LOCK_WAIT = '-o DPkg::Lock::Timeout=900';
 const aptGet = (args: string[]) => `apt-get ${APT_LOCK_WAIT} ${shellCommand(args)}`;
-const DEB_PRELUDE = [
-  'export DEBIAN_FRONTEND=noninteractive',
+const DEB_REPAIR = [
+  'dpkg --configure -a || true',
   `half=$(dpkg-query -W -f='\${db:Status-Abbrev} \${binary:Package}\\n' 2>/dev/null | awk '$1 ~ /^.H/ || $1 ~ /^..R/ {print $2}')`,
   `[ -z "$half" ] || ${aptGet(['install', '-y', '-q', '--reinstall'])} $half || true`,
-  'dpkg --configure -a || true',
+  '[ -z "$half" ] || dpkg --configure -a || true',
 ].join('\n');
+const DEB_PRELUDE = ['export DEBIAN_FRONTEND=noninteractive', DEB_REPAIR].join('\n');
 
-function installCmd(r: Recipe, pkgs: string[]): string {
+/**
+ * apt-get install; if it failed with packages left not fully installed (`dpkg --audit` names them: a
+ * package the repair above could not mend on its first pass), the repair once more and the same
+ * install again, as a person does after "Sub-process /usr/bin/dpkg returned an error code". Nothing is
+ * removed (no `apt-get -f`); any other failure keeps its own exit status and output.
+ */
+function aptInstall(args: string[], rawWords = ''): string {
+  const install = `${aptGet(['install', ...args])}${rawWords ? ` ${rawWords}` : ''}`;
+  return `${install} || { rc=$?; if [ -n "$(dpkg --audit 2>/dev/null)" ]; then echo "gpu-desk: dpkg left packages half-installed; repairing once and installing again"; ${DEB_REPAIR.split('\n').join('; ')}; ${install}; else (exit $rc); fi; }`;
+}
+
+/** Installs `pkgs`, and `rawWords`: shell words the step computed on the server (e.g. "$gl"), already quoted. */
+function installCmd(r: Recipe, pkgs: string[], rawWords = ''): string {
   return r.family === 'deb'
-    ? `${DEB_PRELUDE}\n${aptGet(['update', '-q'])}\n${aptGet(['install', '-y', '-q', '--no-install-recommends', ...pkgs])}`
-    : shellCommand(['dnf', 'install', '-y', ...pkgs]);
+    ? `${DEB_PRELUDE}\n${aptGet(['update', '-q'])}\n${aptInstall(['-y', '-q', '--no-install-recommends', ...pkgs], rawWords)}`
+    : `${shellCommand(['dnf', 'install', '-y', ...pkgs])}${rawWords ? ` ${rawWords}` : ''}`;
 }
 
 function installedCheck(r: Recipe, pkgs: string[]): string {
@@ -390,7 +405,7 @@ function vulkanStep(report: ServerReport, r: Recipe, distro: DistroKey, prep: (s
       "drv=$(dpkg-query -W -f='${Package} ${Status}\\n' 'libnvidia-compute-[0-9]*' 2>/dev/null | awk '/ install ok installed$/ { print $1; exit }')",
       `[ -n "$drv" ] || { ${stop('the NVIDIA driver was not installed from Ubuntu\'s packages (no libnvidia-compute-* package)')}; }`,
       'gl="libnvidia-gl-${drv#libnvidia-compute-}"',
-      `${installCmd(r, base)} "$gl"`,
+      installCmd(r, base, '"$gl"'),
     ].join('\n');
     key = 'vulkanNvidiaUbuntu';
   } else if (r.family === 'deb') {

@@ -141,7 +141,8 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     expect(r.code, r.stderr).toBe(1);
     const ev = events(r.stdout);
     // On a miss, what the run said: its error line and the last lines of the steps' own output.
-    const said = `${r.stderr.trim()}\n${ev.filter((e) => e.type === 'output').slice(-40).map((e) => `${e.stepId}: ${e.text ?? ''}`).join('\n')}`;
+    const out = ev.filter((e) => e.type === 'output').map((e) => `${e.stepId}: ${e.text ?? ''}`);
+    const said = `${r.stderr.trim()}\ndpkg's own complaints:\n${out.filter((l) => /dpkg: |error processing|inconsistent|half-installed/i.test(l)).join('\n')}\nthe last output:\n${out.slice(-30).join('\n')}`;
     expect(ev.filter((e) => e.type === 'step-done').map((e) => e.stepId), said).toEqual(['gl-libraries', 'window-manager', 'virtualgl']);
     expect(ev.filter((e) => e.type === 'step-failed').map((e) => e.stepId), said).toEqual(['vnc-server']);
     expect(ev.some((e) => e.type === 'output' && e.stepId === 'virtualgl' && /virtualgl_3\.1\.4_amd64\.deb: SHA-256 [0-9a-f]{64} matches/.test(e.text ?? ''))).toBe(true);
