@@ -75,7 +75,11 @@ vnc="$opt/TurboVNC/bin"
 n=""; pid=""
 stop() {
   rc=$1
-  trap - TERM INT HUP EXIT
+  # Ignored, not reset: Slurm signals every process of the job, and a TERM that reaches this shell
+  # after its desktop has already gone (the loop below ended first) would otherwise end it here,
+  # before the clean-up, leaving the directory behind.
+  trap '' TERM INT HUP
+  trap - EXIT
   # Slurm kills what is left after KillWait (on a loaded node that can come soon): the X server's pid
   # is read, the job's files go first (a connection file left behind would point at a dead desktop),
   # then the X server is ended directly (vncserver -kill is a Perl start and a 1 s sleep), then

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -148,5 +148,48 @@ describe('the TurboVNC start shared by server desktops and jobs (remote/turboVnc
 
   it('a window manager without a session file starts through an xstartup in the job\'s own directory', () => {
     expect(jobArgs({ windowManager: 'no-such-wm-here' })).toEqual([':7', '-securitytypes', 'OTP', '-geometry', '1920x1080', '-alr', '0.5', '-localhost', '-rfbunixpath', 'DIR/vnc.sock', '-rfbunixmode', '0600', '-xstartup', 'DIR/gpu-desk-xstartup', '-fg']);
+  });
+  it('the clean-up finishes even when Slurm\'s TERM reaches the shell in the middle of it (the desktop had already ended)', async () => {
+    // The job's stop() and traps, as submitted. The X server's pid file is a FIFO, so stop() blocks
+    // reading it until this test writes: the TERM lands inside the clean-up, deterministically.
+    const script = buildJob({}).script;
+    const from = script.indexOf('stop() {');
+    const to = script.indexOf("trap 'stop $?' EXIT");
+    expect(from).toBeGreaterThan(0);
+    expect(to).toBeGreaterThan(from);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-jobstop-'));
+    try {
+      const dir = path.join(home, 'job');
+      fs.mkdirSync(dir);
+      for (const f of ['connection', 'vnc.log', 'otp']) fs.writeFileSync(path.join(dir, f), 'x');
+      fs.mkdirSync(path.join(home, '.vnc'));
+      const fifo = path.join(home, '.vnc', 'node:5.pid');
+      execFileSync('mkfifo', [fifo]);
+      const body = `dir=${JSON.stringify(dir)}; n=5; pid=""; vhost=node; vnc=/nonexistent\n${script.slice(from, to + "trap 'stop $?' EXIT".length)}\nexit 0\n`;
+      const sh = spawn('bash', ['-c', body], { env: { ...process.env, HOME: home }, stdio: 'ignore' });
+      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => sh.once('exit', (code, signal) => r({ code, signal })));
+      // The clean-up is reading the pid file once the FIFO has a reader.
+      let fd = -1;
+      while (fd < 0) {
+        try { fd = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK); } catch { await new Promise((r) => setTimeout(r, 20)); }
+      }
+      sh.kill('SIGTERM');
+      // The pid arrives only once the shell has taken the signal: none pending any more (an ignored TERM
+      // is dropped as it is sent; a default one ends the shell, and this test with it).
+      const pending = () => {
+        try {
+          const st = fs.readFileSync(`/proc/${sh.pid}/status`, 'utf8');
+          // Bit 15 (SIGTERM) of the pending masks, counted from bit 1.
+          return [...st.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)].some((m) => ((BigInt(`0x${m[1]}`) >> 14n) & 1n) === 1n);
+        } catch { return false; }
+      };
+      while (pending()) await new Promise((r) => setTimeout(r, 10));
+      fs.writeSync(fd, '999999\n');
+      fs.closeSync(fd);
+      expect(await ended).toEqual({ code: 0, signal: null });
+      expect(fs.existsSync(dir)).toBe(false);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });
