@@ -107,7 +107,7 @@ const DEB_PRELUDE = ['export DEBIAN_FRONTEND=noninteractive', DEB_REPAIR].join('
  * removed (no `apt-get -f`); any other failure keeps its own exit status and output.
  */
 function aptInstall(args: string[], rawWords = ''): string {
-  const install = `${aptGet(['install', ...args])}${rawWords ? ` ${rawWords}` : ''}`;
+  const install = withWords(aptGet(['install', ...args]), rawWords);
   return `${install} || { rc=$?; if [ -n "$(dpkg --audit 2>/dev/null)" ]; then echo "gpu-desk: dpkg left packages half-installed; repairing once and installing again"; ${DEB_REPAIR.split('\n').join('; ')}; ${install}; else (exit $rc); fi; }`;
 }
 
@@ -115,7 +115,12 @@ function aptInstall(args: string[], rawWords = ''): string {
 function installCmd(r: Recipe, pkgs: string[], rawWords = ''): string {
   return r.family === 'deb'
     ? `${DEB_PRELUDE}\n${aptGet(['update', '-q'])}\n${aptInstall(['-y', '-q', '--no-install-recommends', ...pkgs], rawWords)}`
-    : `${shellCommand(['dnf', 'install', '-y', ...pkgs])}${rawWords ? ` ${rawWords}` : ''}`;
+    : withWords(shellCommand(['dnf', 'install', '-y', ...pkgs]), rawWords);
+}
+
+/** A command with shell words the step computed on the server appended (none: the command as it is). */
+function withWords(command: string, rawWords: string): string {
+  return rawWords ? `${command} ${rawWords}` : command;
 }
 
 function installedCheck(r: Recipe, pkgs: string[]): string {

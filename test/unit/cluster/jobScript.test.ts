@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildJob } from '../../../src/core/cluster/jobScript';
-import { shellCommand } from '../../../src/core/remote/shellQuote';
+import { shellCommand, shellQuote } from '../../../src/core/remote/shellQuote';
 
 describe('the desktop job script', () => {
   it('every profile setting becomes one sbatch word; the job is named for finding it again', () => {
@@ -165,7 +165,7 @@ describe('the TurboVNC start shared by server desktops and jobs (remote/turboVnc
       fs.mkdirSync(path.join(home, '.vnc'));
       const fifo = path.join(home, '.vnc', 'node:5.pid');
       execFileSync('mkfifo', [fifo]);
-      const body = `dir=${JSON.stringify(dir)}; n=5; pid=""; vhost=node; vnc=/nonexistent\n${script.slice(from, to + "trap 'stop $?' EXIT".length)}\nexit 0\n`;
+      const body = `dir=${shellQuote(dir)}; n=5; pid=""; vhost=node; vnc=/nonexistent\n${script.slice(from, to + "trap 'stop $?' EXIT".length)}\nexit 0\n`;
       const sh = spawn('bash', ['-c', body], { env: { ...process.env, HOME: home }, stdio: 'ignore' });
       const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => sh.once('exit', (code, signal) => r({ code, signal })));
       // The clean-up is reading the pid file once the FIFO has a reader.
