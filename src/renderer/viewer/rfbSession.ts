@@ -70,11 +70,11 @@ export class ViewerSession {
     this.turbo = opts.ticket.flavor === 'turbovnc';
     this.adaptive = initialAdaptive(this.prefs.quality, this.prefs.compression);
     this.channel = new CountingChannel(opts.ticket.url);
-    // Page flags, for measuring in the bench. ?offscreen: draw through an OffscreenCanvas (installOffscreen).
-    // Not the default: in bench:viewer on TigerVNC at 1080p it got fewer updates from the server and
-    // slower key echoes (docs/bench-viewer.md).
+    // Frames go through an OffscreenCanvas that the element shows (installOffscreen): in the two-machine
+    // bench:viewer it spent 10–20 % less desk CPU per Mpixel at the same pixel rate and key-to-screen
+    // (docs/bench-viewer.md). Page flag ?onscreen=1: the element's own context, to compare in the bench.
     const flags = new URLSearchParams(globalThis.location?.search ?? '');
-    const offscreen = opts.fastPath !== false && flags.has('offscreen');
+    const offscreen = opts.fastPath !== false && !flags.has('onscreen');
     this.rfb = withOpaqueCanvases(opts.fastPath !== false, offscreen, () => new RFB(opts.target, this.channel, {
       credentials: opts.ticket.vncPassword ? { password: opts.ticket.vncPassword } : undefined,
     }));
