@@ -1,4 +1,5 @@
 import type { RfbChannel } from '@novnc/novnc';
+import { SendBatch } from './sendBatch';
 
 export interface ChannelStats {
   bytesIn: number;
@@ -51,10 +52,16 @@ export class CountingChannel implements RfbChannel {
 
   send(data: ArrayBuffer | ArrayBufferView): void {
     this.stats.bytesOut += data.byteLength;
-    this.ws.send(data);
+    this.outgoing.push(data);
   }
 
   close(): void {
+    this.outgoing.flush();
     this.ws.close();
   }
+
+  // One WebSocket message per task's worth of sends (sendBatch.ts); dropped if the socket closed.
+  private readonly outgoing = new SendBatch((bytes) => {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(bytes);
+  });
 }
