@@ -24,7 +24,7 @@ export class CountingChannel implements RfbChannel {
   closeReason = '';
   private readonly ws: WebSocket;
 
-  constructor(url: string) {
+  constructor(url: string, private readonly opts: { batch: boolean } = { batch: true }) {
     this.ws = new WebSocket(url);
     this.ws.binaryType = 'arraybuffer';
     // gd:* marks: the connect's phases, which bench:viewer prints (a handful per connect).
@@ -52,12 +52,18 @@ export class CountingChannel implements RfbChannel {
 
   send(data: ArrayBuffer | ArrayBufferView): void {
     this.stats.bytesOut += data.byteLength;
-    this.outgoing.push(data);
+    if (this.opts.batch) this.outgoing.push(data);
+    else this.ws.send(data);
   }
 
   close(): void {
     this.outgoing.flush();
     this.ws.close();
+  }
+
+  /** Sends what waits now (before a decode: see sendBatch.ts). */
+  flushSends(): void {
+    this.outgoing.flush();
   }
 
   // One WebSocket message per task's worth of sends (sendBatch.ts); dropped if the socket closed.

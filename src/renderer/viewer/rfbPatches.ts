@@ -413,6 +413,8 @@ export interface FrameHooks {
    * sub-encoding), `from` the source of a CopyRect.
    */
   onRectAt?(rect: { x: number; y: number; w: number; h: number; encoding: number; jpeg: boolean; from?: { x: number; y: number } }): void;
+  /** Before each step of a rectangle's decoding (the channel sends what waits: a reply never waits for a decode). */
+  beforeRect?(): void;
 }
 
 export function installHooks(rfb: RFB, hooks: FrameHooks): void {
@@ -440,6 +442,7 @@ export function installHooks(rfb: RFB, hooks: FrameHooks): void {
   };
   const origRect = r._handleRect.bind(r);
   r._handleRect = () => {
+    hooks.beforeRect?.();
     // Re-entered while a rectangle's bytes arrive; count it once, when it completes.
     const enc = r._FBU.encoding;
     const { x, y, width: w, height: h } = r._FBU;

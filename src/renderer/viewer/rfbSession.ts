@@ -69,11 +69,14 @@ export class ViewerSession {
     this.prefs = { ...opts.prefs };
     this.turbo = opts.ticket.flavor === 'turbovnc';
     this.adaptive = initialAdaptive(this.prefs.quality, this.prefs.compression);
-    this.channel = new CountingChannel(opts.ticket.url);
+    // Page flags, to compare in the bench (--variant): ?sendeach=1 sends each message at once,
+    // ?sendlate=1 keeps replies until the task ends even past a decode (sendBatch.ts).
+    const flags = new URLSearchParams(globalThis.location?.search ?? '');
+    this.channel = new CountingChannel(opts.ticket.url, { batch: !flags.has('sendeach') });
+    const flushBeforeRect = !flags.has('sendlate');
     // Frames go through an OffscreenCanvas that the element shows (installOffscreen): in the two-machine
     // bench:viewer it spent 10–20 % less desk CPU per Mpixel at the same pixel rate and key-to-screen
     // (docs/bench-viewer.md). Page flag ?onscreen=1: the element's own context, to compare in the bench.
-    const flags = new URLSearchParams(globalThis.location?.search ?? '');
     const offscreen = opts.fastPath !== false && !flags.has('onscreen');
     this.rfb = withOpaqueCanvases(opts.fastPath !== false, offscreen, () => new RFB(opts.target, this.channel, {
       credentials: opts.ticket.vncPassword ? { password: opts.ticket.vncPassword } : undefined,
@@ -95,6 +98,7 @@ export class ViewerSession {
     this.watchDevicePixelRatio();
     installHooks(this.rfb, {
       onFrameDrawn: (now) => this.frameDrawn(now),
+      beforeRect: flushBeforeRect ? () => this.channel.flushSends() : undefined,
       onRect: (enc, pixels) => {
         if (!REAL_ENCODINGS.has(enc)) return;
         this.sec.enc.set(enc, (this.sec.enc.get(enc) ?? 0) + 1);

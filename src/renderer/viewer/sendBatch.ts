@@ -1,9 +1,10 @@
 /**
- * Messages sent while handling one incoming message (a framebuffer update carries two fences, and
- * noVNC answers each with its own flush) leave as one message at the end of that task: each
- * WebSocket send() costs the page ~0.4 ms of main thread in the profile (bench/viewer/profile.ts),
- * and the tunnel then writes one SSH packet instead of two. Nothing waits: the microtask runs before
- * the task ends, so a key or pointer event still leaves at once.
+ * Messages sent one after another while handling incoming data leave as one message: each WebSocket
+ * send() costs the page ~0.4 ms of main thread in the profile (bench/viewer/profile.ts), and the
+ * tunnel then writes one SSH packet instead of several. They go at the end of the task (a microtask,
+ * so a key or pointer event still leaves at once) or before the viewer decodes a rectangle
+ * (rfbSession calls flush()): TurboVNC and TigerVNC send a fence before and after each update and
+ * time the replies to pace what they send, so a reply must not wait behind the next decode.
  */
 export class SendBatch {
   private parts: Uint8Array[] = [];
