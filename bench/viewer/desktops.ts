@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freeXDisplay, startXvnc, type SshdBed } from '../../test/bed';
+import { freeXDisplay, signalGroup, startXvnc, type SshdBed } from '../../test/bed';
 import { logSize, statsSince } from '../3d/turboLog';
 import { startTurboSession } from '../3d/turboSession';
 import { vncPasswdFile } from '../3d/vncPasswd';
@@ -110,7 +110,7 @@ async function turboDesktop(bed: SshdBed, geometry: string, wrap: string[]): Pro
       return { updates: st.updates, pixels: st.pixels! };
     },
     stop: async () => {
-      for (const c of children) { try { process.kill(-c.pid!, 'SIGTERM'); } catch { /* gone */ } }
+      for (const c of children) signalGroup(c, 'SIGTERM');
       await s.stop();
     },
   };

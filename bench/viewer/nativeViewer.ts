@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { signalGroup } from '../../test/bed/util';
 import { waitForX } from './x11';
 
 /** The native viewer's process and the X server that shows its window. */
@@ -33,8 +34,8 @@ export async function runNativeViewer(opts: { port: number; width: number; heigh
 export async function stop(p: ChildProcess): Promise<void> {
   if (p.exitCode !== null || p.signalCode !== null) return;
   const gone = new Promise((r) => p.once('exit', r));
-  try { process.kill(-p.pid!, 'SIGTERM'); } catch { /* gone */ }
+  signalGroup(p, 'SIGTERM');
   await Promise.race([gone, new Promise((r) => setTimeout(r, 3000))]);
-  try { process.kill(-p.pid!, 'SIGKILL'); } catch { /* gone */ }
+  signalGroup(p, 'SIGKILL');
 }
 

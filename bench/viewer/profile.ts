@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cleanupAll } from '../../test/bed';
+import { cleanupAll, signalGroup } from '../../test/bed';
 import { BrowserViewer } from './browserViewer';
 import { sampleProcs } from './cpu';
 import { startBenchDesktop, type Flavour } from './desktops';
@@ -164,7 +164,7 @@ async function main(): Promise<void> {
     if (argOf('--report')) console.log(`report: ${await viewer.page.evaluate(argOf('--report')!)}`);
     await viewer.disconnect();
   } finally {
-    try { process.kill(-ff.pid!, 'SIGTERM'); } catch { /* gone */ }
+    signalGroup(ff, 'SIGTERM');
     await viewer.close();
     await xvnc.stop();
     await link?.stop();

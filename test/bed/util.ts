@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -104,5 +104,21 @@ export function processTree(pid: number): number[] {
 export function killTree(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
   for (const p of processTree(pid).reverse()) {
     try { process.kill(p, signal); } catch { /* gone */ }
+  }
+}
+
+/**
+ * Signals a detached child's process group, but only while Node has not reaped its leader. Until
+ * then the pid (a zombie's at least) cannot be handed out again, so the group is ours. Once reaped,
+ * the pid is free. This machine's pid_max is 32768 and a full test run starts far more processes, so
+ * a late `kill(-pid)` can hit a group that another test started since: a desktop's program, an
+ * sshd session, a vncserver wrapper. A group whose leader has gone is left alone.
+ */
+export function signalGroup(child: Pick<ChildProcess, 'pid' | 'exitCode' | 'signalCode'>, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    /* gone between the check and the signal */
   }
 }

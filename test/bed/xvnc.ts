@@ -2,7 +2,7 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { isPortFree, makeTempDir, readUntil, registerCleanup } from './util';
+import { isPortFree, makeTempDir, readUntil, registerCleanup, signalGroup } from './util';
 
 export interface XvncOptions {
   geometry?: string;
@@ -74,7 +74,7 @@ export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
     fs.closeSync(logFd);
     const ok = await waitBanner(port, proc, 10_000);
     if (!ok) {
-      try { process.kill(-proc.pid!, 'SIGKILL'); } catch { /* gone */ }
+      signalGroup(proc, 'SIGKILL');
       continue;
     }
     const children: ChildProcess[] = [];
@@ -92,8 +92,8 @@ export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
     for (const c of opts.clients ?? []) run(c);
     let stopped = false;
     const killAll = () => {
-      for (const c of children) { try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ } }
-      try { process.kill(-proc.pid!, 'SIGKILL'); } catch { /* gone */ }
+      for (const c of children) signalGroup(c, 'SIGKILL');
+      signalGroup(proc, 'SIGKILL');
     };
     const bed: XvncBed = {
       display,
@@ -106,9 +106,9 @@ export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
       stop: async () => {
         if (stopped) return;
         stopped = true;
-        for (const c of children) { try { process.kill(-c.pid!, 'SIGTERM'); } catch { /* gone */ } }
+        for (const c of children) signalGroup(c, 'SIGTERM');
         const gone = new Promise((r) => (proc.exitCode !== null ? r(null) : proc.once('exit', r)));
-        try { process.kill(-proc.pid!, 'SIGTERM'); } catch { /* gone */ }
+        signalGroup(proc, 'SIGTERM');
         await Promise.race([gone, new Promise((r) => setTimeout(r, 3000))]);
         killAll();
         fs.rmSync(`/tmp/.X${display}-lock`, { force: true });

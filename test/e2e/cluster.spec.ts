@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { allocatedGpuIndex, differingPixels, serverScreen, windowViewable } from '../bed';
+import { allocatedGpuIndex, differingPixels, serverScreen, signalGroup, windowViewable } from '../bed';
 import { expect, test } from './fixtures';
 import { CLUSTER_SHIM_DIR, startClusterBed, type ClusterBed } from './clusterFixture';
 import { GPU_FIGURES_QUERIES, gpuFiguresQueryArg, parseGpuFiguresCsv } from '../../src/core/remote/gpuFigures';
@@ -182,7 +182,7 @@ test('cluster profile from the form → Start → script reviewed → pending �
     await ask.getByTestId('close-cancel').click();
     await expect(page.getByTestId(`job-${jobId}`).getByTestId('job-ended-why')).toHaveText('ended: cancelled', { timeout: 60_000 });
   } finally {
-    if (term.pid) try { process.kill(-term.pid, 'SIGKILL'); } catch { /* ended with its X server */ }
+    signalGroup(term, 'SIGKILL'); // not once it ended with its X server
   }
   expect(await slurmState(jobId)).toBe('CANCELLED');
   // The session went with the job: its socket, its X server.

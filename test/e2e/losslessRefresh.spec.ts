@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { startXvnc, windowViewable } from '../bed';
+import { signalGroup, startXvnc, windowViewable } from '../bed';
 import { addProfile, expect, test, type Env } from './fixtures';
 import { viewXvnc } from './desktopSteps';
 import { typeOnRemote } from './typing';
@@ -77,7 +77,7 @@ test('TigerVNC: after motion at low JPEG quality the viewer asks for a lossless 
     await page.getByRole('button', { name: 'Back to the server' }).click();
     await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
   } finally {
-    try { process.kill(-spheres.pid!, 'SIGKILL'); } catch { /* gone */ }
+    signalGroup(spheres, 'SIGKILL');
     await xvnc.stop();
   }
 });
