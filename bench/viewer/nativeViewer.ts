@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { signalGroup } from '../../test/bed/util';
+import { signalGroup } from '../../test/bed';
 import { waitForX } from './x11';
 
 /** The native viewer's process and the X server that shows its window. */
