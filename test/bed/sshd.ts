@@ -14,6 +14,23 @@ export const BED_PASSWORD = 'gdtest-Loopback-Only-7';
 export interface SshdOptions {
   /** Extra sshd_config lines (e.g. "SetEnv PATH=..." for GPU shims). */
   extraConfig?: string[];
+  /**
+   * Lines placed before the bed's own defaults: sshd keeps a keyword's first value, so this is how a test
+   * overrides one (e.g. "AllowTcpForwarding no", "PermitOpen 127.0.0.1:1").
+   */
+  overrideConfig?: string[];
+  /** A user CA made for this bed and trusted by sshd (TrustedUserCAKeys): bed.signUserKey makes certificates. */
+  userCa?: boolean;
+  /** false: the bed's user key is not in the bed's authorized_keys (a certificate is the only way in). */
+  authorizeUserKey?: boolean;
+  /** Reuse a port (restart tests use bed.restart() instead). */
+  port?: number;
+  /** Host key type: ed25519 (default), ecdsa or rsa. */
+  hostKeyType?: 'ed25519' | 'ecdsa' | 'rsa';
+  /** Also present a host certificate for these names, signed by a CA made for this bed (ssh-keygen -s). */
+  hostCertificatePrincipals?: string[];
+  /** The host certificate's validity, as ssh-keygen -V takes it (default: forever). */
+  hostCertificateValidity?: string;
   /** A user CA made for this bed and trusted by sshd (TrustedUserCAKeys): bed.signUserKey makes certificates. */
   userCa?: boolean;
   /** false: the bed's user key is not in the bed's authorized_keys (a certificate is the only way in). */
@@ -70,6 +87,32 @@ export interface SshdBed {
 }
 
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** The bed's account (created when the bed runs as root), for beds of other servers too (test/bed/dropbear.ts). */
+export function ensureBedAccount(): { user: string; home: string } {
+  return ensureBedUser();
+}
+
+/**
+ * A second account whose login shell is `shell` (e.g. /usr/bin/tcsh), created once; root only. The bed's
+ * sshd reads its own authorized_keys file for every account, so the bed's key logs in as this one too.
+ */
+export function ensureShellAccount(name: string, shell: string): { user: string; home: string } {
+  if (!isRoot) throw new Error(`An account with the login shell ${shell} needs root to create`);
+  if (!fs.existsSync(shell)) throw new Error(`${shell} is not installed (.ci/run installs it)`);
+  try {
+    execFileSync('id', ['-u', name], { stdio: 'ignore' });
+  } catch {
+    try {
+      execFileSync('useradd', ['-m', '-s', shell, name], { stdio: 'ignore' });
+    } catch {
+      execFileSync('id', ['-u', name], { stdio: 'ignore' });
+    }
+  }
+  execFileSync('usermod', ['-s', shell, name], { stdio: 'ignore' });
+  const home = execFileSync('getent', ['passwd', name]).toString().split(':')[5];
+  return { user: name, home };
+}
 
 function ensureBedUser(): { user: string; home: string } {
   if (!isRoot) return { user: os.userInfo().username, home: os.homedir() };
@@ -130,6 +173,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
   const logPath = path.join(dir, 'sshd.log');
   const pidPath = path.join(dir, 'sshd.pid');
   const config = [
+    ...(opts.overrideConfig ?? []),
     `Port ${port}`,
     'ListenAddress 127.0.0.1',
     `HostKey ${hostKeyPath}`,

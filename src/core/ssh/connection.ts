@@ -6,6 +6,7 @@ import type { LoginTiming } from '../../shared/models';
 import { makeAuthHandler, resolveAgent, type AuthMemory, type AuthReport } from './auth';
 import { assembleAlgorithms, DEFAULT_HOST_KEY_ALGORITHMS, DEFAULT_PUBKEY_ALGORITHMS, SUPPORTED_HOST_KEY_ALGORITHMS, SUPPORTED_PUBKEY_ALGORITHMS, sshTransportOptions } from './algorithms';
 import { CappedBuffer } from './cappedBuffer';
+import { commandOnStdin, type StdinCommand } from '../remote/shellQuote';
 import { mapConnectError } from './errors';
 import { judgeHostKey, otherTypeKnownError } from './hostKeyCheck';
 import { entryMatchesHost, knownKeysFor, readKnownHostsFiles } from './knownHosts';
@@ -69,6 +70,7 @@ export class SshConnection extends EventEmitter implements SshSession {
   private _lastLogin: LoginTiming | null = null;
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private readonly log: (line: string) => void;
+  private readonly endedByServer = new WeakSet<Client>();
 
   constructor(private readonly opts: ConnectOptions) {
     super();
@@ -162,6 +164,8 @@ export class SshConnection extends EventEmitter implements SshSession {
     // Any hop closing takes the whole chain down.
     for (const c of clients) c.once('close', () => this.onLost(c));
     last.on('error', (e) => this.log(`ssh error: ${e.message}`));
+    // The server ending the connection itself (not a reset, not a keepalive timeout): see commandRefused.
+    last.once('end', () => this.endedByServer.add(last));
     this.startKeepalive(last);
   }
 
@@ -476,6 +480,26 @@ export class SshConnection extends EventEmitter implements SshSession {
     return this.droppedWhile(what);
   }
 
+  /**
+   * Why an exec request failed. A server that ends the whole connection in answer to the request
+   * (Dropbear does over a request it will not parse: "String too long") has not lost the link: a
+   * reconnect would run into the same, so the message says what happened instead of advising one.
+   */
+  private commandRefused(c: Client, err: Error): GpuDeskError {
+    const lost = this.lostDuring(err, 'starting a command');
+    if (!lost) {
+      return new GpuDeskError('REMOTE_COMMAND_FAILED', `The server refused to run a command (${err.message})`, 'check that the account may run commands (no ForceCommand/restricted shell)');
+    }
+    if (this.closing || !this.endedByServer.has(c)) return lost;
+    const software = (c as unknown as { _remoteVer?: string })._remoteVer ?? '';
+    const dropbear = /dropbear/i.test(software) ? ' (Dropbear does this over a request it will not take, such as a command longer than 9000 bytes)' : '';
+    return new GpuDeskError(
+      'REMOTE_COMMAND_FAILED',
+      `${this.label} closed the connection when given a command${dropbear}`,
+      "a reconnect would run into the same: the server's log (sshd or Dropbear) says why it ended the session",
+    );
+  }
+
   private droppedWhile(what: string): GpuDeskError {
     return new GpuDeskError('CONNECTION_LOST', `The connection to ${this.label} dropped while ${what}`, 'reconnect and run it again');
   }
@@ -518,9 +542,15 @@ export class SshConnection extends EventEmitter implements SshSession {
   execStream(command: string): Promise<ClientChannel> {
     return new Promise((resolve, reject) => {
       try {
-        this.client().exec(command, (err, stream) => {
-          if (err) reject(this.lostDuring(err, 'starting a command') ?? new GpuDeskError('REMOTE_COMMAND_FAILED', `The server refused to run a command (${err.message})`, 'check that the account may run commands (no ForceCommand/restricted shell)'));
-          else resolve(stream);
+        // The command goes first on stdin; what the caller writes after it is the command's own stdin.
+        const { line, stdinPrefix } = commandOnStdin(command, true);
+        const c = this.client();
+        c.exec(line, (err, stream) => {
+          if (err) reject(this.commandRefused(c, err));
+          else {
+            stream.write(stdinPrefix);
+            resolve(stream);
+          }
         });
       } catch (e) {
         reject(e as Error);
@@ -545,8 +575,14 @@ export class SshConnection extends EventEmitter implements SshSession {
     return new Promise((resolve, reject) => {
       // Inside the promise: callers may chain .catch() straight onto exec(), so it must never throw.
       const c = this.client();
-      const refused = (err: Error) =>
-        reject(this.lostDuring(err, 'starting a command') ?? new GpuDeskError('REMOTE_COMMAND_FAILED', `The server refused to run a command (${err.message})`, 'check that the account may run commands (no ForceCommand/restricted shell)'));
+      const refused = (err: Error) => reject(this.commandRefused(c, err));
+      let sent: StdinCommand;
+      try {
+        sent = commandOnStdin(command, opts.stdin !== undefined);
+      } catch (e) {
+        reject(e as Error);
+        return;
+      }
       const onChannel = (err: Error | undefined, stream: ClientChannel): void => {
         if (err) {
           refused(err);
@@ -592,12 +628,14 @@ export class SshConnection extends EventEmitter implements SshSession {
           }
           resolve(result);
         });
+        // The command itself first (commandOnStdin): the exec request carries only a short fixed line.
+        stream.write(sent.stdinPrefix);
         if (opts.stdin !== undefined) stream.end(opts.stdin);
         else stream.end();
       };
       // ssh2 throws "Not connected" (rather than calling back) once its socket is no longer writable.
       try {
-        c.exec(command, onChannel);
+        c.exec(sent.line, onChannel);
       } catch (e) {
         refused(e as Error);
       }

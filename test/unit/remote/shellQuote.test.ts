@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { shellCommand, shellQuote, shScript } from '../../../src/core/remote/shellQuote';
+import { commandOnStdin, shellCommand, shellQuote, shScript } from '../../../src/core/remote/shellQuote';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-quote-'));
 const canary = path.join(dir, 'pwned');
@@ -77,5 +77,50 @@ describe('shellQuote', () => {
       expect(out).toBe(v);
     }
     expect(fs.existsSync(canary)).toBe(false);
+  });
+});
+
+// sshd runs the exec request as `<login shell> -c '<request>'`: the same line must mean the same in each.
+const loginShells = ['/bin/sh', '/bin/bash', '/bin/dash', '/usr/bin/tcsh', '/bin/csh', '/usr/bin/zsh'].filter((s) => fs.existsSync(s));
+
+describe('commandOnStdin (how the session exec sends a command)', () => {
+  it('tcsh and csh are here to test against (.ci/run installs tcsh)', () => {
+    expect(loginShells).toContain('/usr/bin/tcsh');
+  });
+
+  it('puts one short line on the command line, whatever the command: no newline, backslash, ! or inner single quote', () => {
+    const big = shScript(`# ${'x'.repeat(20_000)}\necho "$1"`, ['a\nb']);
+    const { line, stdinPrefix } = commandOnStdin(big, true);
+    expect(line.length).toBeLessThan(300);
+    expect(line).toMatch(/^sh -c '[^'\n\\!]*'$/);
+    expect(stdinPrefix.length).toBeGreaterThan(20_000);
+    expect(commandOnStdin(big, false).line).toMatch(/^sh -c '[^'\n\\!]*'$/);
+  });
+
+  for (const shell of loginShells) {
+    it(`${shell} -c <line> runs the command from stdin with hostile arguments, and leaves what follows for it`, () => {
+      for (const v of HOSTILE) {
+        const c = commandOnStdin(shScript('read -r pw; printf "%s|%s" "$1" "$pw"', [v]), true);
+        const out = execFileSync(shell, ['-c', c.line], { cwd: dir, input: Buffer.concat([c.stdinPrefix, Buffer.from('s3cret\nnot for the script\n')]) }).toString();
+        expect(out).toBe(`${v}|s3cret`);
+        const d = commandOnStdin(shScript('printf "%s" "$1"', [v]), false);
+        expect(execFileSync(shell, ['-c', d.line], { cwd: dir, input: d.stdinPrefix }).toString()).toBe(v);
+      }
+      expect(fs.existsSync(canary)).toBe(false);
+    });
+  }
+
+  it('runs nothing of a command that arrives cut short (a connection lost part-way)', () => {
+    const c = commandOnStdin(`touch ${shellQuote(canary)}; echo ran`, true);
+    for (const cut of [c.stdinPrefix.length - 1, c.stdinPrefix.length - 5, 10]) {
+      const r = spawnSync('/bin/sh', ['-c', c.line], { input: c.stdinPrefix.subarray(0, cut) });
+      expect(r.status).toBe(126);
+      expect(r.stderr.toString()).toMatch(/did not arrive whole/);
+    }
+    expect(fs.existsSync(canary)).toBe(false);
+  });
+
+  it('refuses a command with a NUL byte', () => {
+    expect(() => commandOnStdin('echo a\0b', false)).toThrow(/NUL byte/);
   });
 });
