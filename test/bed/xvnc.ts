@@ -1,4 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -12,6 +13,12 @@ export interface XvncOptions {
   clients?: string[][];
   /** A command Xvnc and the programs run inside it start under (the server side's taskset, placement.ts); default none. */
   wrap?: string[];
+  /**
+   * A desktop for a person (npm run demo), not a test: Xvnc and its programs run as this account, in its
+   * home, with only its own environment plus `env`, and X clients need the session's cookie (no -ac), so
+   * no other local user can type into its terminal.
+   */
+  account?: { user: string; env?: Record<string, string> };
 }
 
 export interface XvncBed {
@@ -43,6 +50,12 @@ export async function freeXDisplay(): Promise<number> {
 export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
   const dir = makeTempDir('gd-xvnc-');
   const logPath = path.join(dir, 'Xvnc.log');
+  const acct = opts.account ? accountOf(opts.account.user) : null;
+  if (acct) {
+    fs.chownSync(dir, acct.uid, acct.gid);
+    fs.mkdirSync('/tmp/.X11-unix', { recursive: true, mode: 0o1777 });
+  }
+  const owned = (file: string) => { if (acct) fs.chownSync(file, acct.uid, acct.gid); };
   for (let attempt = 0; attempt < 5; attempt++) {
     const display = await freeXDisplay();
     const port = 5900 + display;
@@ -55,7 +68,7 @@ export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
       '-AlwaysShared',
       // Tests open and drop many connections; TigerVNC would blacklist 127.0.0.1 after 5 of them.
       '-BlacklistThreshold', '1000000',
-      '-ac',
+      ...(acct ? [] : ['-ac']),
       '-nolisten', 'tcp',
       // Per-connection encoder statistics are logged at this level (the viewer benchmark reads them).
       '-Log', '*:stderr:100',
@@ -64,13 +77,26 @@ export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
       const pwFile = path.join(dir, 'passwd');
       execFileSync('vncpasswd', ['-f'], { input: opts.password + '\n' });
       fs.writeFileSync(pwFile, execFileSync('vncpasswd', ['-f'], { input: opts.password + '\n' }), { mode: 0o600 });
+      owned(pwFile);
       args.push('-SecurityTypes', 'VncAuth', '-PasswordFile', pwFile);
     } else {
       args.push('-SecurityTypes', 'None');
     }
+    const authFile = path.join(dir, 'Xauthority');
+    if (acct) {
+      fs.rmSync(authFile, { force: true });
+      execFileSync('xauth', ['-q', '-f', authFile, 'add', `:${display}`, '.', randomBytes(16).toString('hex')], { stdio: 'ignore' });
+      owned(authFile);
+      args.push('-auth', authFile);
+    }
+    // As the account: its ids, its home as the working directory, its own environment (not the caller's).
+    const identity = acct ? { cwd: acct.home, ...(acct.uid !== process.getuid?.() ? { uid: acct.uid, gid: acct.gid } : {}) } : {};
+    const baseEnv = acct
+      ? { HOME: acct.home, USER: opts.account!.user, LOGNAME: opts.account!.user, SHELL: acct.shell, PATH: '/usr/local/bin:/usr/bin:/bin', LANG: process.env.LANG ?? 'C.UTF-8', XAUTHORITY: authFile, ...opts.account!.env }
+      : process.env;
     const logFd = fs.openSync(logPath, 'a');
     const wrap = opts.wrap ?? [];
-    const proc = spawn(wrap[0] ?? 'Xvnc', [...wrap.slice(1), ...(wrap.length ? ['Xvnc'] : []), ...args], { stdio: ['ignore', logFd, logFd], detached: true });
+    const proc = spawn(wrap[0] ?? 'Xvnc', [...wrap.slice(1), ...(wrap.length ? ['Xvnc'] : []), ...args], { stdio: ['ignore', logFd, logFd], detached: true, env: baseEnv, ...identity });
     fs.closeSync(logFd);
     const ok = await waitBanner(port, proc, 10_000);
     if (!ok) {
@@ -82,9 +108,10 @@ export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
     const run = (cmd: string[]) => {
       const argv = [...wrap, ...cmd];
       const c = spawn(argv[0], argv.slice(1), {
-        env: { ...process.env, DISPLAY: x11Display },
+        env: { ...baseEnv, DISPLAY: x11Display },
         stdio: 'ignore',
         detached: true,
+        ...identity,
       });
       children.push(c);
       return c;
@@ -119,6 +146,11 @@ export async function startXvnc(opts: XvncOptions = {}): Promise<XvncBed> {
     return bed;
   }
   throw new Error(`Xvnc did not start: ${fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8').slice(-500) : ''}`);
+}
+
+function accountOf(user: string): { uid: number; gid: number; home: string; shell: string } {
+  const f = execFileSync('getent', ['passwd', user], { encoding: 'utf8' }).trim().split(':');
+  return { uid: Number(f[2]), gid: Number(f[3]), home: f[5], shell: f[6] || '/bin/sh' };
 }
 
 async function waitBanner(port: number, proc: ChildProcess, timeoutMs: number): Promise<boolean> {
