@@ -12,6 +12,8 @@ export interface PackageMirror {
   url: string;
   /** Serve these bytes for a file name instead of the directory's file (a tampered download); null: back to the real file. */
   override(name: string, bytes: Buffer | null): void;
+  /** Send only the first `atBytes` of this file (announcing its whole length), then drop the connection: a cut-off download; null: whole again. */
+  cut(name: string, atBytes: number | null): void;
   /** Paths requested so far (without the base). */
   requests: string[];
   stop(): Promise<void>;
@@ -26,6 +28,7 @@ export async function startPackageMirror(dir = VENDOR_DIR): Promise<PackageMirro
     throw new Error(`${dir} has no SHA256SUMS: the vendor packages are missing (see ../shared/vendor/README.md)`);
   }
   const overrides = new Map<string, Buffer>();
+  const cuts = new Map<string, number>();
   const requests: string[] = [];
   const sockets = new Set<net.Socket>();
   const server = http.createServer((req, res) => {
@@ -35,6 +38,12 @@ export async function startPackageMirror(dir = VENDOR_DIR): Promise<PackageMirro
     const body = overrides.get(rel) ?? (!rel.includes('/') && fs.existsSync(file) && fs.statSync(file).isFile() ? fs.readFileSync(file) : null);
     if (!body) {
       res.writeHead(404).end('not found\n');
+      return;
+    }
+    const cutAt = cuts.get(rel);
+    if (cutAt !== undefined) {
+      res.writeHead(200, { 'content-length': body.length, 'content-type': 'application/octet-stream' });
+      res.write(body.subarray(0, cutAt), () => res.destroy());
       return;
     }
     res.writeHead(200, { 'content-length': body.length, 'content-type': 'application/octet-stream' }).end(body);
@@ -53,6 +62,7 @@ export async function startPackageMirror(dir = VENDOR_DIR): Promise<PackageMirro
   return {
     url: `http://127.0.0.1:${port}/pkgs`,
     override: (name, bytes) => (bytes ? overrides.set(name, bytes) : overrides.delete(name)),
+    cut: (name, atBytes) => (atBytes === null ? cuts.delete(name) : cuts.set(name, atBytes)),
     requests,
     stop,
   };

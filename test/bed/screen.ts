@@ -10,14 +10,16 @@ export interface Rect { x: number; y: number; w: number; h: number }
  * draws the cursor itself (noVNC asks for the cursor pseudo-encoding, so the server never paints it
  * into the framebuffer it sends).
  */
-export function serverScreen(bedHome: string, display: number, rect: Rect): Promise<Buffer> {
-  const args = [
+export function serverScreen(bedHome: string, display: number, rect: Rect, opts: { xauthority?: string; netns?: string | null } = {}): Promise<Buffer> {
+  const grab = [
     '-loglevel', 'error', '-f', 'x11grab', '-draw_mouse', '0',
     '-video_size', `${rect.w}x${rect.h}`, '-i', `:${display}+${rect.x},${rect.y}`,
     '-frames:v', '1', '-pix_fmt', 'rgb24', '-f', 'rawvideo', '-',
   ];
+  // A server in a network namespace of its own (an isolated fresh server): its X server's abstract socket is there.
+  const [cmd, args] = opts.netns ? ['ip', ['netns', 'exec', opts.netns, 'ffmpeg', ...grab]] : ['ffmpeg', grab];
   return new Promise((resolve, reject) => {
-    execFile('ffmpeg', args, { encoding: 'buffer', maxBuffer: rect.w * rect.h * 3 + 1024, env: { ...process.env, XAUTHORITY: path.join(bedHome, '.Xauthority') } }, (err, stdout, stderr) => {
+    execFile(cmd, args, { encoding: 'buffer', maxBuffer: rect.w * rect.h * 3 + 1024, env: { ...process.env, XAUTHORITY: opts.xauthority ?? path.join(bedHome, '.Xauthority') } }, (err, stdout, stderr) => {
       if (err) reject(new Error(`screenshot of :${display} failed: ${stderr.toString().trim() || err.message}`));
       else if (stdout.length !== rect.w * rect.h * 3) reject(new Error(`screenshot of :${display}: ${stdout.length} bytes for ${rect.w}x${rect.h}`));
       else resolve(stdout);
