@@ -31,18 +31,8 @@ export interface SshdOptions {
   hostCertificatePrincipals?: string[];
   /** The host certificate's validity, as ssh-keygen -V takes it (default: forever). */
   hostCertificateValidity?: string;
-  /** A user CA made for this bed and trusted by sshd (TrustedUserCAKeys): bed.signUserKey makes certificates. */
-  userCa?: boolean;
-  /** false: the bed's user key is not in the bed's authorized_keys (a certificate is the only way in). */
-  authorizeUserKey?: boolean;
-  /** Reuse a port (restart tests use bed.restart() instead). */
-  port?: number;
-  /** Host key type: ed25519 (default), ecdsa or rsa. */
-  hostKeyType?: 'ed25519' | 'ecdsa' | 'rsa';
-  /** Also present a host certificate for these names, signed by a CA made for this bed (ssh-keygen -s). */
-  hostCertificatePrincipals?: string[];
-  /** The host certificate's validity, as ssh-keygen -V takes it (default: forever). */
-  hostCertificateValidity?: string;
+  /** More ssh-keygen -s arguments for the host certificate, e.g. ['-z', '7'] or ['-O', 'critical:name=value']. */
+  hostCertificateArgs?: string[];
   /** Allow `ssh -X` (needs xauth on this machine); off by default like a hardened server. */
   x11Forwarding?: boolean;
   /** A command sshd runs under, e.g. ['taskset', '-c', '1'] (test/bed/placement.ts): what sshd forks inherits it. */
@@ -149,7 +139,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdBed> {
   if (opts.hostCertificatePrincipals) {
     const caPath = path.join(dir, 'host_ca');
     keygen(['-t', 'ed25519', '-N', '', '-C', 'bed-host-ca', '-f', caPath]);
-    keygen(['-s', caPath, '-I', 'bed-host', '-h', '-n', opts.hostCertificatePrincipals.join(','), ...(opts.hostCertificateValidity ? ['-V', opts.hostCertificateValidity] : []), hostKeyPath + '.pub']);
+    keygen(['-s', caPath, '-I', 'bed-host', '-h', '-n', opts.hostCertificatePrincipals.join(','), ...(opts.hostCertificateValidity ? ['-V', opts.hostCertificateValidity] : []), ...(opts.hostCertificateArgs ?? []), hostKeyPath + '.pub']);
     hostCaPublicKey = fs.readFileSync(caPath + '.pub', 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
     certConfig.push(`HostCertificate ${hostKeyPath}-cert.pub`);
   }

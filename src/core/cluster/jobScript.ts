@@ -37,16 +37,39 @@ export interface BuiltJob {
 
 /**
  * Extra sbatch options that would break how gpu-desk follows its job: refused with the reason, where
- * sbatch would take them silently and the desktop would never be found.
+ * sbatch would take them silently and the desktop would never be found. `long`: every long name
+ * (aliases too) as sbatch 22.05's getopt_long table spells it; `short`: the one-letter forms.
  */
-const OWN_SBATCH_OPTIONS: { match: RegExp; why: string; fix: string }[] = [
-  { match: /^(--clusters?(=|$)|-M)/, why: 'send the job to another cluster, where this login node\'s squeue and job files do not look', fix: 'make a cluster profile whose login node belongs to that cluster' },
-  { match: /^(--job-name(=|$)|-J)/, why: 'rename the job gpu-desk finds its desktops by (squeue --name)', fix: 'gpu-desk names it gpu-desk' },
-  { match: /^(--(output|error|chdir)(=|$)|-[oeD])/, why: 'move the job\'s output away from ~/.gpu-desk/jobs, where gpu-desk reads why a desktop did not start', fix: 'the job writes its output there itself' },
-  { match: /^(--(array|wrap|parsable)(=|$)|-a)/, why: 'change what is submitted: one desktop job from gpu-desk\'s script', fix: 'start more desktops with Start again' },
+const OWN_SBATCH_OPTIONS: { long: string[]; short: string; why: string; fix: string }[] = [
+  { long: ['clusters', 'cluster'], short: 'M', why: 'send the job to another cluster, where this login node\'s squeue and job files do not look', fix: 'make a cluster profile whose login node belongs to that cluster' },
+  { long: ['job-name', 'comment'], short: 'J', why: 'rename the job gpu-desk finds its desktops by (squeue --name, and its comment)', fix: 'gpu-desk names it gpu-desk' },
+  { long: ['output', 'error', 'chdir'], short: 'oeD', why: 'move the job\'s output away from ~/.gpu-desk/jobs, where gpu-desk reads why a desktop did not start', fix: 'the job writes its output there itself' },
+  { long: ['array', 'wrap', 'parsable'], short: 'a', why: 'change what is submitted: one desktop job from gpu-desk\'s script', fix: 'start more desktops with Start again' },
   // --export=ALL,BASH_ENV=/scratch/x or LD_PRELOAD=… runs code in every process of the job, unseen.
-  { match: /^--(export|export-file|get-user-env)(=|$)/, why: 'set the job\'s environment (BASH_ENV, LD_PRELOAD … run code in every process of the job)', fix: 'put environment settings in the lines run before the desktop (export NAME=value), where they show as the commands they are' },
+  { long: ['export', 'export-file', 'get-user-env'], short: '', why: 'set the job\'s environment (BASH_ENV, LD_PRELOAD … run code in every process of the job)', fix: 'put environment settings in the lines run before the desktop (export NAME=value), where they show as the commands they are' },
 ];
+
+/** sbatch's one-letter options that take a value (`sbatch --help`): the rest of a bundle after one is that value. */
+const SHORT_WITH_VALUE = new Set('aAbcdDeiJLMmnNopqStCFwxG');
+
+/**
+ * Which own option an extra sbatch word would set, read as sbatch's getopt_long reads it:
+ * `--name[=value]` also by any unambiguous abbreviation (`--export-f=` is --export-file), so a word
+ * whose name is the start of a refused name is refused (sbatch takes it as that option, or refuses
+ * it as ambiguous); `-abc` is a bundle of one-letter options until the first that takes a value.
+ */
+function ownOption(word: string): (typeof OWN_SBATCH_OPTIONS)[number] | undefined {
+  if (word.startsWith('--')) {
+    const name = word.slice(2).split('=')[0];
+    return OWN_SBATCH_OPTIONS.find((o) => o.long.some((l) => l.startsWith(name)));
+  }
+  for (const c of word.slice(1)) {
+    const own = OWN_SBATCH_OPTIONS.find((o) => o.short.includes(c));
+    if (own) return own;
+    if (SHORT_WITH_VALUE.has(c)) return undefined;
+  }
+  return undefined;
+}
 
 function checkGeometry(g: string): void {
   if (!/^\d{2,5}x\d{2,5}$/.test(g)) {
@@ -220,8 +243,9 @@ export function buildJob(s: JobSettings, cluster?: string): BuiltJob {
   opt('--mem', s.mem);
   opt('--constraint', s.constraint);
   for (const e of s.extraSbatch ?? []) {
-    if (!e.startsWith('-')) throw new GpuDeskError('BAD_ARGUMENT', `"${e}" is not an sbatch option`, 'Give extra sbatch options as --name=value words');
-    const own = OWN_SBATCH_OPTIONS.find((o) => o.match.test(e));
+    // "-" and "--" alone are not options: after "--" sbatch takes the next word as the script to run.
+    if (!e.startsWith('-') || e === '-' || e === '--') throw new GpuDeskError('BAD_ARGUMENT', `"${e.slice(0, 60)}" is not an sbatch option`, 'Give extra sbatch options as --name=value words');
+    const own = ownOption(e);
     if (own) throw new GpuDeskError('BAD_ARGUMENT', `The extra sbatch option "${e.slice(0, 60)}" would ${own.why}`, `Remove it from the extra sbatch options; ${own.fix}`);
     args.push(e);
   }

@@ -26,6 +26,8 @@ export interface UserCertificate {
   keyId: string;
   /** Empty: valid for any principal (OpenSSH's rule). */
   principals: string[];
+  /** Names of its critical options (force-command, source-address, …): a host certificate must have none. */
+  criticalOptions: string[];
   /** Milliseconds since the epoch; null: no bound. */
   validAfter: number | null;
   validBefore: number | null;
@@ -134,13 +136,16 @@ export function parseCertificateBlob(blob: Buffer, file: string): UserCertificat
   const principals = r.strings();
   const after = r.u64();
   const before = r.u64();
-  r.bytes(); // critical options
+  // Name/data pairs: the names are kept (a host certificate with any is refused, as OpenSSH does).
+  const criticalOptions = r.strings().filter((_, i) => i % 2 === 0);
   r.bytes(); // extensions
   r.bytes(); // reserved
   const caKey = r.bytes();
   const caType = new Reader(caKey, file).text();
   const signedData = blob.subarray(0, r.pos);
   const signature = r.bytes();
+  // OpenSSH refuses a blob with anything after the signature: nothing unsigned may ride along.
+  if (!r.done()) throw bad(file, `it has ${blob.length - r.pos} bytes after its signature`);
   return {
     file,
     type,
@@ -151,6 +156,7 @@ export function parseCertificateBlob(blob: Buffer, file: string): UserCertificat
     kind: kindNo === 1 ? 'user' : 'host',
     keyId,
     principals,
+    criticalOptions,
     validAfter: after === 0n ? null : Number(after) * 1000,
     validBefore: before === FOREVER ? null : Number(before) * 1000,
     caType,
@@ -175,6 +181,8 @@ export function readCertificateFile(file: string): UserCertificate | null {
 }
 
 function when(ms: number): string {
+  // A u64 of seconds (up to 2^64-1) is far beyond what a Date holds: say so instead of throwing a RangeError.
+  if (!Number.isFinite(new Date(ms).getTime())) return 'a time past the year 275760';
   return new Date(ms).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
 }
 

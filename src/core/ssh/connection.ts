@@ -7,8 +7,9 @@ import { makeAuthHandler, resolveAgent, type AuthMemory, type AuthReport } from 
 import { assembleAlgorithms, DEFAULT_HOST_KEY_ALGORITHMS, DEFAULT_PUBKEY_ALGORITHMS, SUPPORTED_HOST_KEY_ALGORITHMS, SUPPORTED_PUBKEY_ALGORITHMS, sshTransportOptions } from './algorithms';
 import { CappedBuffer } from './cappedBuffer';
 import { commandOnStdin, type StdinCommand } from '../remote/shellQuote';
-import { mapConnectError } from './errors';
+import { kexMismatchError, mapConnectError } from './errors';
 import { judgeHostKey, otherTypeKnownError } from './hostKeyCheck';
+import { keyTypeOfBlob, sha256Fingerprint } from './fingerprint';
 import { entryMatchesHost, knownKeysFor, readKnownHostsFiles } from './knownHosts';
 import { spawnProxyCommand, type ProxyProcess } from './proxyCommand';
 import { resolveTarget, type ResolvedHop, type ResolvedTarget } from './resolve';
@@ -36,6 +37,7 @@ export function hostKeyAlgorithms(known: string[], allowed: string[] = DEFAULT_H
 }
 
 const OFFER_PREFIX = 'Handshake: (remote) Host key format: ';
+const KEX_OFFER_PREFIX = 'Handshake: (remote) KEX method: ';
 
 /** The server signs its host key only with ssh-rsa (SHA-1), which OpenSSH ≥ 8.8 refuses unless HostKeyAlgorithms adds it. */
 function sha1OnlyError(where: string, host: string): GpuDeskError {
@@ -199,6 +201,8 @@ export class SshConnection extends EventEmitter implements SshSession {
       report,
     );
     const entries = readKnownHostsFiles([...readOnlyFiles, this.opts.appKnownHostsFile]);
+    // OpenSSH also trusts port-less lines for a host on another port ("found matching key w/out port").
+    const portless = !hop.hostConfig.hostKeyAlias && ep.port !== 22 ? [ep.hostName] : [];
     const knownKeys = knownKeysFor(entries, hop.knownHostsNames);
     let allowedHostKeys: string[];
     try {
@@ -209,7 +213,7 @@ export class SshConnection extends EventEmitter implements SshSession {
     const plainHostKeys = hostKeyAlgorithms(knownKeys.map((k) => k.keyType), allowedHostKeys);
     // A @cert-authority line for this host: its certificate is asked for first (as ssh does), in the
     // certificate forms of the algorithms allowed (ssh-rsa's SHA-1 form never).
-    const hasCa = entries.some((e) => e.marker === '@cert-authority' && hop.knownHostsNames.some((n) => entryMatchesHost(e, n)));
+    const hasCa = entries.some((e) => e.marker === '@cert-authority' && [...hop.knownHostsNames, ...portless].some((n) => entryMatchesHost(e, n)));
     const serverHostKey = [
       ...(hasCa ? allowedHostKeys.filter((a) => a !== 'ssh-rsa' && a !== 'ssh-dss').map((a) => `${a}-cert-v01@openssh.com`) : []),
       ...plainHostKeys,
@@ -230,19 +234,33 @@ export class SshConnection extends EventEmitter implements SshSession {
       // What the server offers, from ssh2's handshake debug line: only to explain a failed negotiation.
       let offered: string[] | null = null;
       let handshakeDone = false;
+      let offeredKex: string[] | null = null;
       const debug = (line: string) => {
-        if (!handshakeDone && line.startsWith(OFFER_PREFIX)) offered = line.slice(OFFER_PREFIX.length).split(',');
+        if (handshakeDone) return;
+        if (line.startsWith(OFFER_PREFIX)) offered = line.slice(OFFER_PREFIX.length).split(',');
+        else if (line.startsWith(KEX_OFFER_PREFIX)) offeredKex = line.slice(KEX_OFFER_PREFIX.length).split(',');
       };
       const fail = (e: unknown) => {
         if (settled) return;
         settled = true;
         client.end();
         const noCommonHostKey = /no matching host key/i.test((e as Error)?.message ?? '');
-        if (!hostKeyError && noCommonHostKey && offered?.includes('ssh-rsa') && !offered.some((a) => serverHostKey.includes(a))) {
+        // Only when SHA-1 is really all the server has: a server that also offers a type HostKeyAlgorithms allows is another case.
+        if (!hostKeyError && noCommonHostKey && offered?.includes('ssh-rsa') && !offered.some((a) => serverHostKey.includes(a) || allowedHostKeys.includes(a))) {
           hostKeyError = sha1OnlyError(where, ep.host);
         }
+        if (!hostKeyError && offeredKex && /no matching key exchange/i.test((e as Error)?.message ?? '')) hostKeyError = kexMismatchError(where, offeredKex);
         if (!hostKeyError && knownKeys.length && noCommonHostKey) {
-          hostKeyError = otherTypeKnownError(hop.knownHostsNames[0], knownKeys);
+          const otherTypes = (offered ?? []).filter((a) => allowedHostKeys.includes(a));
+          if (otherTypes.length && !sock && !proxy) {
+            // The key type changed: fetch the key it has now (a second handshake that is always refused)
+            // so the error shows both fingerprints, as OpenSSH does.
+            void presentedHostKey(ep.hostName, ep.port, otherTypes, this.target.readyTimeoutMs).then((key) =>
+              reject(otherTypeKnownError(hop.knownHostsNames[0], knownKeys, key ? { keyType: keyTypeOfBlob(key), fingerprint: sha256Fingerprint(key) } : undefined, otherTypes)),
+            );
+            return;
+          }
+          hostKeyError = otherTypeKnownError(hop.knownHostsNames[0], knownKeys, undefined, otherTypes);
         }
         if (!proxy || hostKeyError) {
           reject(hostKeyError ?? mapConnectError(e, where, report));
@@ -304,6 +322,7 @@ export class SshConnection extends EventEmitter implements SshSession {
               callbacks,
               acceptedOnce: this.acceptedOnce,
               ...(hop.hostConfig.hostKeyAlias ? { hostKeyAlias: hop.hostConfig.hostKeyAlias } : {}),
+              ...(hop.revokedHostKeys.length ? { revokedHostKeys: hop.revokedHostKeys } : {}),
             },
             key,
           ).then(
@@ -679,6 +698,41 @@ function proxyFailed(where: string, exit: { code: number | null; signal: string 
     `ProxyCommand for ${where} exited (${exit.signal ?? `status ${exit.code}`}) before the SSH handshake${said ? `: ${said}` : ''}`,
     'run the ProxyCommand by hand to see why, or fix it in your ssh config',
   );
+}
+
+/**
+ * The host key a server presents for one of `algorithms`, or null: a handshake whose host-key check
+ * always answers no, so nothing is authenticated or sent. Only to name a changed key's fingerprint.
+ */
+function presentedHostKey(host: string, port: number, algorithms: string[], timeoutMs: number): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    const client = new Client();
+    let key: Buffer | null = null;
+    const done = () => {
+      client.removeAllListeners();
+      client.on('error', () => {});
+      client.end();
+      resolve(key);
+    };
+    client.on('error', done);
+    client.on('close', done);
+    try {
+      client.connect({
+        ...(sshTransportOptions() as Partial<ConnectConfig>),
+        host,
+        port,
+        username: 'gpu-desk-host-key-check',
+        readyTimeout: timeoutMs,
+        algorithms: { ...((sshTransportOptions() as Partial<ConnectConfig>).algorithms ?? {}), serverHostKey: algorithms as never },
+        hostVerifier: (k: Buffer, verify: (ok: boolean) => void) => {
+          key = Buffer.from(k);
+          verify(false);
+        },
+      } as ConnectConfig);
+    } catch {
+      done();
+    }
+  });
 }
 
 function forwardOutOn(client: Client, host: string, port: number): Promise<Duplex> {

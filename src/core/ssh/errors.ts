@@ -41,3 +41,27 @@ export function mapConnectError(e: unknown, where: string, auth?: AuthReport): G
   }
   return new GpuDeskError('HOST_UNREACHABLE', `Connection to ${where} failed: ${msg.split('\n')[0]}`, 'check the host, port and network');
 }
+
+/** Key exchange methods OpenSSH offers that ssh2 (and so gpu-desk) cannot do: post-quantum hybrids. */
+const POST_QUANTUM_KEX = /^(sntrup761x25519-sha512(@openssh\.com)?|mlkem768x25519-sha256|mlkem\S*)$/;
+
+/**
+ * No common key exchange method. A server that offers only post-quantum hybrids (OpenSSH's
+ * sntrup761x25519-sha512, OpenSSH 10's mlkem768x25519-sha256) is modern, not old: the gap is ours.
+ */
+export function kexMismatchError(where: string, offered: string[]): GpuDeskError {
+  // ext-info-s and kex-strict-* are markers in the list, not methods.
+  const methods = offered.filter((m) => !/^(ext-info-|kex-strict-)/.test(m));
+  if (methods.length && methods.every((m) => POST_QUANTUM_KEX.test(m))) {
+    return new GpuDeskError(
+      'HOST_UNREACHABLE',
+      `${where} offers only post-quantum key exchange (${methods.join(', ')}), which gpu-desk's SSH library does not implement yet`,
+      'ask the administrator to also allow a classic method in sshd\'s KexAlgorithms (curve25519-sha256, on by default in OpenSSH); until then only OpenSSH\'s own ssh (ssh -L) can reach this server',
+    );
+  }
+  return new GpuDeskError(
+    'HOST_UNREACHABLE',
+    `${where} offers no key exchange method gpu-desk supports (it offers ${methods.slice(0, 6).join(', ')}${methods.length > 6 ? ', …' : ''})`,
+    'ask the administrator to allow curve25519-sha256, ecdh-sha2-nistp256 or diffie-hellman-group14-sha256 in sshd\'s KexAlgorithms',
+  );
+}

@@ -2,6 +2,7 @@ import { GpuDeskError } from '../errors';
 import { keyTypeOfBlob, sha256Fingerprint } from './fingerprint';
 import { appendKnownHost, checkHostKey, entryMatchesHost, readKnownHostsFiles, type KnownHostEntry, type KnownKeyRef } from './knownHosts';
 import { caSignatureValid, certificateTimeProblem, isCertificateType, parseCertificateBlob } from './certificate';
+import { revokedBy, type RevocationSubject } from './revokedKeys';
 import type { StrictHostKeyChecking } from './sshConfig';
 import type { ConnectCallbacks, HostKeyPrompt } from './types';
 
@@ -20,6 +21,32 @@ export interface HostKeyJudgeInput {
   acceptedOnce: Set<string>;
   /** HostKeyAlias: the name a host certificate must be for, instead of `host`. */
   hostKeyAlias?: string;
+  /** RevokedHostKeys files (KRL or public-key lines), checked before known_hosts as ssh does. */
+  revokedHostKeys?: string[];
+}
+
+/**
+ * OpenSSH falls back to the port-less name when `[host]:port` finds nothing (sshconnect.c "checking
+ * without port identifier"): a `host KEY` or `@cert-authority host CA` line also covers other ports.
+ * Never with HostKeyAlias (the alias is the whole name) and never for port 22 (already port-less).
+ */
+function portlessNames(input: HostKeyJudgeInput): string[] {
+  if (input.hostKeyAlias !== undefined || input.port === 22) return [];
+  return [input.host];
+}
+
+/** RevokedHostKeys: throws when a file revokes the key (or cannot be read), as ssh refuses before known_hosts. */
+function checkRevokedFiles(input: HostKeyJudgeInput, subject: RevocationSubject, keyType: string, fingerprint: string): void {
+  for (const file of input.revokedHostKeys ?? []) {
+    const how = revokedBy(file, subject);
+    if (how) {
+      throw new GpuDeskError(
+        'HOST_KEY_REJECTED',
+        `The host key of ${input.names[0]} (${keyType} ${fingerprint}) is revoked by ${file} (${how})`,
+        'do not connect; ask the server administrator',
+      );
+    }
+  }
 }
 
 function list(keys: KnownKeyRef[]): string {
@@ -27,15 +54,21 @@ function list(keys: KnownKeyRef[]): string {
 }
 
 /**
- * A host with known keys of other types is not new: this is what it says when the server cannot
- * (or will not) present one of them. Also used when the handshake finds no common host key type.
+ * A host with known keys of other types is not new: the key type changed (OpenSSH: "WARNING: <type>
+ * key found for host … The authenticity of host … can't be established but keys of different type are
+ * already known"). Also used when the handshake finds no common host key type: `offeredTypes` are the
+ * types the server offers instead, `presented` the key it has now where it could be fetched.
  */
-export function otherTypeKnownError(where: string, known: KnownKeyRef[], presented?: { keyType: string; fingerprint: string }): GpuDeskError {
-  const what = presented ? `presented a ${presented.keyType} key (${presented.fingerprint})` : 'offers none of the host key types known for it';
+export function otherTypeKnownError(where: string, known: KnownKeyRef[], presented?: { keyType: string; fingerprint: string }, offeredTypes: string[] = []): GpuDeskError {
+  const what = presented
+    ? `presented a ${presented.keyType} key (${presented.fingerprint})`
+    : offeredTypes.length
+      ? `offers only ${offeredTypes.join(', ')} host keys`
+      : 'offers none of the host key types known for it';
   const first = known[0];
   return new GpuDeskError(
     'HOST_KEY_CHANGED',
-    `${where} ${what}, but known_hosts holds ${list(known)} for it — someone may be intercepting the connection`,
+    `The host key type of ${where} changed: it ${what}, but known_hosts holds ${list(known)} for it — someone may be intercepting the connection`,
     `if the server's keys really changed, remove the old entries (ssh-keygen -R '${where}' -f ${first.file}) and connect again`,
   );
 }
@@ -49,7 +82,14 @@ export async function judgeHostKey(input: HostKeyJudgeInput, keyBlob: Buffer): P
   const fingerprint = sha256Fingerprint(keyBlob);
   const entries = readKnownHostsFiles([...input.readOnlyFiles, input.appKnownHostsFile]);
   if (isCertificateType(keyType)) return judgeHostCertificate(input, keyBlob, entries);
-  const verdict = checkHostKey(entries, input.names, keyType, keyBlob);
+  checkRevokedFiles(input, { publicKey: keyBlob }, keyType, fingerprint);
+  let verdict = checkHostKey(entries, input.names, keyType, keyBlob);
+  if (verdict.status === 'unknown') {
+    // OpenSSH's retry without the port: only a match counts; a different key there is not a change.
+    const portless = portlessNames(input);
+    const retry = portless.length ? checkHostKey(entries, portless, keyType, keyBlob) : null;
+    if (retry?.status === 'known' || retry?.status === 'revoked') verdict = retry;
+  }
   const where = input.names[0];
   switch (verdict.status) {
     case 'known':
@@ -138,9 +178,13 @@ function judgeHostCertificate(input: HostKeyJudgeInput, blob: Buffer, entries: K
     throw refuse(`the certificate ${(e as Error).message}`);
   }
   const caFp = sha256Fingerprint(c.caKey);
+  checkRevokedFiles(input, { publicKey: c.publicKey, cert: { caKey: c.caKey, serial: c.serial, keyId: c.keyId } }, c.type, sha256Fingerprint(blob));
   const revoked = entries.find((e) => e.marker === '@revoked' && (e.keyBlob.equals(c.caKey) || e.keyBlob.equals(c.publicKey)));
   if (revoked) throw refuse(`${revoked.keyBlob.equals(c.caKey) ? `its CA (${caFp})` : 'its key'} is marked @revoked in ${revoked.file}:${revoked.line}`);
-  const trusted = entries.filter((e) => e.marker === '@cert-authority' && input.names.some((n) => entryMatchesHost(e, n)));
+  const forNames = (names: string[]) => entries.filter((e) => e.marker === '@cert-authority' && names.some((n) => entryMatchesHost(e, n)));
+  let trusted = forNames(input.names);
+  // As for plain keys, OpenSSH retries without the port when no CA line names [host]:port.
+  if (!trusted.some((e) => e.keyBlob.equals(c.caKey))) trusted = [...trusted, ...forNames(portlessNames(input))];
   if (!trusted.some((e) => e.keyBlob.equals(c.caKey))) {
     throw refuse(
       `it is signed by a CA (${c.caType} ${caFp}) that no @cert-authority line for it trusts${trusted.length ? ` (trusted: ${trusted.map((e) => `${e.file}:${e.line}`).join(', ')})` : ''}`,
@@ -148,6 +192,8 @@ function judgeHostCertificate(input: HostKeyJudgeInput, blob: Buffer, entries: K
     );
   }
   if (c.kind !== 'host') throw refuse('it is a user certificate, not a host certificate');
+  // sshconnect.c check_host_cert: no critical option is defined for host certificates, so any is unsupported.
+  if (c.criticalOptions.length) throw refuse(`it has unsupported critical options (${c.criticalOptions.map((o) => o.slice(0, 64)).join(', ')}), which OpenSSH refuses too`);
   if (!caSignatureValid(c)) throw refuse(`its CA signature does not verify (${c.signature.subarray(4, 4 + c.signature.readUInt32BE(0)).toString()})`);
   const name = (input.hostKeyAlias ?? input.host).toLowerCase();
   if (c.principals.length && !c.principals.includes(name)) throw refuse(`it is for ${c.principals.join(', ')}, not for ${name}`);

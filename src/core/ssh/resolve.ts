@@ -19,6 +19,8 @@ export interface ResolvedHop {
   /** From the options, else the config; undefined = the caller's default (ask where someone can answer). */
   strictHostKeyChecking?: StrictHostKeyChecking;
   hostConfig: HostConfig;
+  /** RevokedHostKeys files (tokens and ~ expanded), checked before known_hosts. */
+  revokedHostKeys: string[];
   /** Only ever on the first hop: the shell command (tokens expanded) whose stdin/stdout carry the connection. */
   proxyCommand?: string;
 }
@@ -83,6 +85,7 @@ function resolveHop(spec: string, config: SshConfig | null, overrides: HopOverri
       global: overrides.globalKnownHostsFiles ?? (hc.globalKnownHostsFiles ? finishKnownHostsFiles(hc.globalKnownHostsFiles, ctx) : defaultGlobalKnownHostsFiles()),
     },
     strictHostKeyChecking: overrides.strictHostKeyChecking ?? hc.strictHostKeyChecking,
+    revokedHostKeys: hc.revokedHostKeys ? finishKnownHostsFiles(hc.revokedHostKeys, ctx) : [],
     hostConfig: hc,
     ...(command && command.toLowerCase() !== 'none' ? { proxyCommand: expandTokens(command, ctx, `ProxyCommand for ${d.host}`) } : {}),
   };

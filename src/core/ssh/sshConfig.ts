@@ -32,6 +32,8 @@ export interface HostConfig {
   hostKeyAlgorithms?: string;
   /** PubkeyAcceptedAlgorithms (or its old name PubkeyAcceptedKeyTypes) as written. */
   pubkeyAcceptedAlgorithms?: string;
+  /** RevokedHostKeys files, raw (tokens and ~ expanded by finishKnownHostsFiles); [] for `none`. */
+  revokedHostKeys?: string[];
 }
 
 export type StrictHostKeyChecking = 'yes' | 'no' | 'ask' | 'accept-new';
@@ -434,6 +436,7 @@ export function hostConfig(config: SshConfig | null, host: string): HostConfig {
     strictHostKeyChecking: strict === undefined ? undefined : STRICT_VALUES[strict],
     hostKeyAlgorithms: one('hostkeyalgorithms'),
     pubkeyAcceptedAlgorithms: one('pubkeyacceptedalgorithms') ?? one('pubkeyacceptedkeytypes'),
+    ...(files('revokedhostkeys') ? { revokedHostKeys: files('revokedhostkeys') } : {}),
   };
 }
 

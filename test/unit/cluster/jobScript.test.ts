@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -117,7 +117,50 @@ describe('the desktop job script', () => {
     expect(() => buildJob({ extraSbatch: ['--chdir=/scratch'] })).toThrow(/output away/);
     expect(() => buildJob({ extraSbatch: ['--array=1-4'] })).toThrow(/one desktop job/);
     // Options that merely look alike pass.
-    expect(buildJob({ extraSbatch: ['--exclusive', '--mail-type=END', '--open-mode=append', '--exportable-flag-lookalike'] }).sbatchArgs).toEqual(expect.arrayContaining(['--exclusive', '--mail-type=END', '--exportable-flag-lookalike']));
+    expect(buildJob({ extraSbatch: ['--exclusive', '--mail-type=END', '--open-mode=append', '--cluster-constraint=x', '-vH'] }).sbatchArgs).toEqual(expect.arrayContaining(['--exclusive', '--mail-type=END', '--open-mode=append', '--cluster-constraint=x', '-vH']));
+  });
+
+  /** Issue 40 §2: what sbatch's getopt_long reads as a refused option, however it is spelled. */
+  const BYPASSES: [string, RegExp][] = [
+    ['--export-f=/tmp/env', /environment/],
+    ['--export-file=/tmp/env', /environment/],
+    ['--exp=ALL,LD_PRELOAD=/tmp/x.so', /environment/],
+    ['--get-u', /environment/],
+    ['--job-n=x', /finds its desktops by/],
+    ['--comm=x', /finds its desktops by/],
+    ['--out=/tmp/x', /output away/],
+    ['--err=/tmp/x', /output away/],
+    ['--ch=/tmp', /output away/],
+    ['--clust=other', /another cluster/],
+    ['--arr=1-4', /one desktop job/],
+    ['--wr=id', /one desktop job/],
+    ['-vo/tmp/x', /output away/],
+    ['-Qve/tmp/x', /output away/],
+    ['-HvJx', /finds its desktops by/],
+    ['-vMother', /another cluster/],
+    ['-sa1-4', /one desktop job/],
+    ['--', /not an sbatch option/],
+    ['--=x', /would/],
+  ];
+
+  it('refused options are refused in every spelling sbatch reads: abbreviations and short-option bundles', () => {
+    for (const [word, why] of BYPASSES) expect(() => buildJob({ extraSbatch: [word] }), word).toThrow(why);
+    // A value that merely contains a refused letter is a value: -p takes the rest of the word.
+    expect(buildJob({ extraSbatch: ['-pgpuoe'] }).sbatchArgs).toContain('-pgpuoe');
+  });
+
+  it('the real sbatch (slurm-wlm 22.05) accepts each bypass spelling as an option, so each one really was a way round', () => {
+    // --test-only with an empty script: sbatch parses every option, then stops at the empty script.
+    const conf = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gd-sbatch-')), 'slurm.conf');
+    fs.writeFileSync(conf, 'ClusterName=parse\nSlurmctldHost=localhost\n');
+    const parse = (word: string) => spawnSync('sbatch', [word, '--test-only', '/dev/null'], { env: { ...process.env, SLURM_CONF: conf }, encoding: 'utf8' }).stderr;
+    for (const [word] of BYPASSES.filter(([w]) => w.length > 2 && !w.startsWith('--=') && !w.startsWith('--wr') && !w.startsWith('--exp=') && !w.startsWith('--clust'))) {
+      expect(parse(word), word).toMatch(/Batch script is empty/);
+    }
+    // Where sbatch itself finds an abbreviation ambiguous it refuses it too: no way round either.
+    expect(parse('--exp=ALL')).toMatch(/ambiguous/);
+    expect(parse('--clust=other')).toMatch(/ambiguous/);
+    fs.rmSync(path.dirname(conf), { recursive: true, force: true });
   });
 });
 

@@ -80,4 +80,22 @@ describe('OpenSSH user certificates, as ssh-keygen -s writes them', () => {
       expect(caSignatureValid({ ...c, signedData: tampered }), `${caType}, tampered`).toBe(false);
     }
   });
+
+  it('issue 40: critical options are read; bytes after the signature are refused; a start of 2^64-1 is a clean refusal', () => {
+    const c = readCertificateFile(signed('crit', ['-I', 'x', '-h', '-n', 'h.example', '-O', 'critical:site-policy=strict']).cert)!;
+    expect(c.criticalOptions).toEqual(['site-policy']);
+    const text = fs.readFileSync(c.file, 'utf8').trim().split(/\s+/);
+    const padded = Buffer.concat([c.blob, Buffer.from([0, 0, 0, 0])]).toString('base64');
+    expect(() => parseCertificate(`${text[0]} ${padded}`, '/x/padded-cert.pub')).toThrow(/^\/x\/padded-cert\.pub is not an OpenSSH certificate gpu-desk can read: it has 4 bytes after its signature$/);
+    // ssh-keygen writes a start of 2^64-2 (2^64-1 is its "forever"); the largest u64 is patched in below.
+    const late = readCertificateFile(signed('late', ['-I', 'x', '-n', 'u', '-V', '0xfffffffffffffffe:forever']).cert)!;
+    expect(certificateProblem(late)).toMatch(/is not valid before a time past the year 275760$/);
+    const blob = Buffer.from(late.blob);
+    const at = blob.indexOf(Buffer.from('fffffffffffffffe', 'hex'));
+    blob.writeBigUInt64BE(0xffffffffffffffffn, at);
+    const max = parseCertificate(`${late.type} ${blob.toString('base64')}`, '/x/max-cert.pub');
+    expect(() => certificateProblem(max)).not.toThrow();
+    expect(certificateProblem(max)).toMatch(/is not valid before a time past the year 275760$/);
+    expect(describeCertificate(max)).toContain('no expiry');
+  });
 });
