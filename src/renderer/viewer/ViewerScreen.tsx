@@ -17,6 +17,7 @@ import { useUploads } from '../files/useUploads';
 import { CloseJobDialog, JobViewerBar, jobRouteOf, type JobRoute } from '../cluster/JobViewerBar';
 import { useEndedLine } from '../cluster/jobText';
 import { VideoMode, type VideoView } from './video/videoMode';
+import { sessionPlayers } from './video/videoPlayer';
 import { fromServerClipboard } from './serverClipboard';
 import { useClipboardSync } from './useClipboardSync';
 import { InviteDialog } from './InviteDialog';
@@ -230,6 +231,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
       // Video mode rides on this viewer: its stream is the server's encoder, on its own channel.
       const vm = new VideoMode({
         session: s,
+        openPlayer: sessionPlayers(s),
         start: (spec) => api.invoke('viewer.videoStart', { viewerId: ticket.viewerId, ...spec }),
         stop: () => api.invoke('viewer.videoStop', { viewerId: ticket.viewerId }),
         onView: (v) => { if (!cancelled) setVideo(v); },

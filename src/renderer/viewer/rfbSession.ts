@@ -7,6 +7,7 @@ import { loadJpegWasm } from './jpegWasm';
 import { SampleRing, median, type ViewerSample } from './stats';
 import { adaptStep, initialAdaptive, type AdaptiveState } from './adaptive';
 import { LossyRegion, refreshDue } from './lossless';
+import { pauseScreenUpdates, resumeScreenUpdates } from './video/rfbPause';
 
 export type ViewerState = 'connecting' | 'connected' | 'disconnected';
 
@@ -220,6 +221,16 @@ export class ViewerSession {
 
   /** Video mode draws the screen (its frames are counted instead of RFB's). */
   videoOwnsScreen = false;
+
+  /** While video draws the screen: RFB updates shrink to one pixel (video/rfbPause.ts). */
+  pauseScreenUpdates(): void {
+    pauseScreenUpdates(this.rfb);
+  }
+
+  /** The screen back to RFB: updates over all of it again, one full update now. */
+  resumeScreenUpdates(): void {
+    resumeScreenUpdates(this.rfb);
+  }
 
   private countFrame(now: number): void {
     this.framesDrawn++;

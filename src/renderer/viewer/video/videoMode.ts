@@ -1,8 +1,6 @@
 import type { VideoTicket, ViewerCodec } from '../../../shared/models';
-import type { ViewerSession } from '../rfbSession';
 import { autoStep, initialAuto, initialRate, rateStep, type AutoState, type RateState } from './autoCodec';
-import { VideoPlayer, type VideoEnd } from './videoPlayer';
-import { pauseScreenUpdates, resumeScreenUpdates } from './rfbPause';
+import type { StreamPlayer, StreamPlayerSpec, VideoEnd } from './streamPlayer';
 import { videoFps } from '../../../shared/videoFrames';
 
 /** What the HUD and the Quality panel show of video mode. */
@@ -23,8 +21,28 @@ export interface VideoView {
   fallback: string | null;
 }
 
+/**
+ * What video mode needs of the viewer's RFB session (rfbSession.ts's ViewerSession; a fake in unit
+ * tests): its state and figures, and the screen to take over and hand back.
+ */
+export interface VideoModeSession {
+  readonly state: 'connecting' | 'connected' | 'disconnected';
+  readonly framebufferSize: { width: number; height: number };
+  readonly pixelsReceived: number;
+  readonly history: { last(): { bytesInPerSec: number } | undefined };
+  /** Video draws the screen: RFB's frames are not counted meanwhile. */
+  videoOwnsScreen: boolean;
+  /** The next RFB update lossless (the screen handed back after lossy video). */
+  refreshLossless(): void;
+  /** RFB updates shrink to one pixel while the stream draws (rfbPause.ts), and come back whole. */
+  pauseScreenUpdates(): void;
+  resumeScreenUpdates(): void;
+}
+
 export interface VideoModeDeps {
-  session: ViewerSession;
+  session: VideoModeSession;
+  /** Opens a stream's player (videoPlayer.ts's sessionPlayers for the real viewer). */
+  openPlayer(spec: StreamPlayerSpec): StreamPlayer;
   start(spec: { width: number; height: number; fps: number; bitrateKbps: number }): Promise<VideoTicket>;
   stop(): Promise<void>;
   onView(v: VideoView): void;
@@ -46,9 +64,9 @@ export class VideoMode {
   private codec: ViewerCodec = 'vnc';
   private min = 1000;
   private max = 50_000;
-  private player: VideoPlayer | null = null;
+  private player: StreamPlayer | null = null;
   /** A new stream drawing its first frame while the old one still draws. */
-  private next: VideoPlayer | null = null;
+  private next: StreamPlayer | null = null;
   private ticket: VideoTicket | null = null;
   private startingSince: number | null = null;
   private auto: AutoState = initialAuto();
@@ -155,9 +173,9 @@ export class VideoMode {
     this.set({ starting: true });
     this.deps.start({ width, height, fps: videoFps(kbps, width, height), bitrateKbps: Math.round(kbps) }).then((ticket) => {
       if (gen !== this.gen || this.closed) return;
-      const p: VideoPlayer = new VideoPlayer({
+      const p: StreamPlayer = this.deps.openPlayer({
         url: ticket.url,
-        draw: (frame) => { if (this.player === p) s.drawVideoFrame(frame); },
+        onScreen: () => this.player === p,
         onFirstFrame: () => {
           if (gen !== this.gen || this.closed) return;
           // The new stream draws now: the old one (a smaller bitrate, another size) goes.
@@ -169,7 +187,7 @@ export class VideoMode {
           this.startingSince = null;
           if (this.view.active !== 'video') {
             s.videoOwnsScreen = true;
-            pauseScreenUpdates(s.rfb);
+            s.pauseScreenUpdates();
           }
           this.set({ active: 'video', starting: false, encoder: ticket.encoder, bitrateKbps: ticket.bitrateKbps, captureFps: ticket.fps, fallback: null });
         },
@@ -183,7 +201,7 @@ export class VideoMode {
     });
   }
 
-  private ended(p: VideoPlayer, e: VideoEnd): void {
+  private ended(p: StreamPlayer, e: VideoEnd): void {
     if (p !== this.player && p !== this.next) return;
     // The stream being replaced ending (the server keeps at most two a viewer) is no fault while its
     // successor is on its way: the screen keeps its last frame until the new stream draws.
@@ -229,7 +247,7 @@ export class VideoMode {
     if (this.view.active === 'video') {
       s.videoOwnsScreen = false;
       s.refreshLossless();
-      resumeScreenUpdates(s.rfb);
+      s.resumeScreenUpdates();
     }
     if (had) void this.deps.stop().catch(() => {});
     this.set({ active: 'vnc', starting: false, encoder: null, bitrateKbps: null, captureFps: null, bitsPerSec: null, decodeMs: null, hardware: null, ...(reason !== null ? { fallback: reason } : {}) });

@@ -1,25 +1,6 @@
 import { VIDEO_FRAME, type VideoStreamInfo } from '../../../shared/videoFrames';
 import { VideoFrameReader, avcCodecString } from './videoFrameReader';
-
-/** Why video mode ended, in one line for the viewer (it falls back to VNC and shows this). */
-export type VideoEnd = { reason: string; from: 'server' | 'decoder' | 'channel' | 'protocol' | 'closed' };
-
-export interface VideoFigures {
-  frames: number;
-  bytes: number;
-  /** Mean time from a frame's arrival to its picture, ms, since the last read. */
-  decodeMs: number | null;
-  decodeQueue: number;
-  /** Sizes of the access units since the last read. */
-  sizes: number[];
-  /**
-   * How much the picture moved since the last read: the largest mean difference (0–255) between two
-   * 32x24 thumbnails of decoded frames half a second apart; null before two were taken. Bytes do not
-   * say it: an encoder re-codes a still screen's intra-refresh wave at whatever its budget allows.
-   */
-  motion: number | null;
-  hardware: boolean | null;
-}
+import type { StreamPlayer, StreamPlayerSpec, VideoEnd, VideoFigures } from './streamPlayer';
 
 export interface VideoPlayerOptions {
   url: string;
@@ -47,7 +28,7 @@ interface DecoderCtor {
  * software otherwise. Anything unexpected — a decoder that refuses the profile, a decode error, a
  * malformed or oversized message, a flood — ends the player with a reason; it never throws into the page.
  */
-export class VideoPlayer {
+export class VideoPlayer implements StreamPlayer {
   private readonly ws: WebSocket;
   private readonly reader = new VideoFrameReader();
   private decoder: VideoDecoder | null = null;
@@ -247,4 +228,14 @@ export class VideoPlayer {
     this.ended = true;
     this.teardown();
   }
+}
+
+/** Video mode's players for one viewer session: a stream's frames go on its canvas while that stream is on screen. */
+export function sessionPlayers(session: { drawVideoFrame(frame: VideoFrame): void }): (spec: StreamPlayerSpec) => StreamPlayer {
+  return (spec) => new VideoPlayer({
+    url: spec.url,
+    draw: (frame) => { if (spec.onScreen()) session.drawVideoFrame(frame); },
+    onFirstFrame: spec.onFirstFrame,
+    onEnd: spec.onEnd,
+  });
 }
