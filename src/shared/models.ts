@@ -170,7 +170,8 @@ export interface GpuView {
   driverVersion: string;
 }
 
-export type VncFlavor = 'turbovnc' | 'tigervnc' | null;
+/** Which VNC server: a session's, or the one a server has installed (`VncFlavor | null` where it may have none). */
+export type VncFlavor = 'turbovnc' | 'tigervnc';
 
 /** A view-only invite to a TurboVNC desktop (sessions.invite). */
 export interface ViewOnlyInviteView {
@@ -206,7 +207,7 @@ export interface ServerReportView {
   gpus: GpuView[];
   virtualgl: { installed: boolean; version: string | null; eglUsable: boolean; eglReason: string; eglDevice: string | null };
   xserver: { running: boolean; renderer: string | null; softwareRenderer: boolean };
-  vnc: { flavor: VncFlavor; version: string | null };
+  vnc: { flavor: VncFlavor | null; version: string | null };
   sessions: VncSessionView[];
   windowManagers: string[];
   displayManager: string | null;
@@ -237,13 +238,13 @@ export interface GpuSample {
   gpus: GpuView[];
 }
 
-/** One set-up plan step (src/core/remote/types.ts PlanStep is this shape). */
 /** A catalogue key and the values it names: how the app says core's English text in its own language. */
 export interface TextKey {
   key: string;
   params: Record<string, string>;
 }
 
+/** One set-up plan step (src/core/remote/types.ts PlanStep is this type). */
 export interface SetupStepView {
   id: string;
   title: string;
@@ -270,6 +271,17 @@ export interface SetupPlanView {
   notes: string[];
   /** `notes` as keys of the app's `plan` namespace (`notes.<key>`), one for each, in the same order. */
   noteTexts?: TextKey[];
+  /** Present when the plan installs into the account's home, with no root (src/core/remote/userInstall.ts). */
+  userInstall?: UserInstallSummaryView;
+}
+
+export interface UserInstallSummaryView {
+  /** The versioned install directory, as a path under the home (`~/…`). */
+  prefix: string;
+  /** About the disk space it takes, in MB. */
+  diskMB: number;
+  /** openbox: brought with the install; existing: the server's own; none: a bare desktop. */
+  windowManager: 'openbox' | 'existing' | 'none';
 }
 
 export type SetupStepStatus = 'pending' | 'checking' | 'running' | 'done' | 'skipped' | 'failed';
@@ -305,7 +317,8 @@ export interface ViewerTicket {
   /** TCP port on the server's loopback, or null when the session is reached through its Unix socket. */
   remotePort: number | null;
   remoteSocket: string | null;
-  flavor: VncFlavor;
+  /** null: the connection's server has no VNC server the probe knows. */
+  flavor: VncFlavor | null;
   /** The session's VNC password, when it has one: kept in memory by the viewer only. */
   vncPassword: string | null;
   /**
@@ -361,12 +374,16 @@ export interface AppInfo {
   platform: string;
 }
 
-/** One monitor of the desk, as the shell knows it (Electron's screen module): bounds in DIPs. */
-export interface DeskDisplay {
+/** A rectangle on a screen: a monitor's bounds, a window's, a desktop's screen. */
+export interface Rect {
   x: number;
   y: number;
   width: number;
   height: number;
+}
+
+/** One monitor of the desk, as the shell knows it (Electron's screen module): bounds in DIPs. */
+export interface DeskDisplay extends Rect {
   scaleFactor: number;
 }
 

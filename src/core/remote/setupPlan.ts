@@ -3,6 +3,7 @@ import { driverMajor, toXorgBusId } from './parsers';
 import { checkMirrorUrl, FETCH_FAILED, fetchVerifiedScript, verificationSource, verificationText, type UpstreamPackage } from './packageFetch';
 import { ensureLinesScript, linesPresentCheck } from './remoteFile';
 import { shellCommand, shellQuote } from './shellQuote';
+import { buildUserInstallPlan } from './userInstall';
 import type { DistroKey, PlanStep, RenderBackend, ServerReport, SetupPlan } from './types';
 import type { TextKey } from '../../shared/models';
 
@@ -27,6 +28,11 @@ export interface PlanOptions {
   packagesFrom?: string;
   /** The reviewer accepts installing a package that has nothing to be checked against. */
   allowUnverified?: boolean;
+  /**
+   * Install into the account's home with no root (userInstall.ts). The CLI and the app decide it with
+   * wantsUserInstall: asked for, or the account has no sudo; this function only follows it.
+   */
+  userInstall?: boolean;
 }
 
 /**
@@ -166,6 +172,15 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
       `gpu-desk has no set-up recipe for ${report.os.prettyName || 'this operating system'}`,
       'Use Ubuntu 20.04/22.04/24.04, Debian 12 or RHEL/Rocky 8/9, or follow the VirtualGL and TurboVNC guides by hand',
     );
+  }
+  if (opts.userInstall) {
+    return buildUserInstallPlan(report, {
+      virtualglVersion: opts.virtualglVersion,
+      turbovncVersion: opts.turbovncVersion,
+      packagesFrom: opts.packagesFrom,
+      allowUnverified: opts.allowUnverified,
+      windowManager: opts.windowManager === 'xfce' ? undefined : opts.windowManager,
+    });
   }
   const r = RECIPES[distro];
   const opt = opts.optRoot ?? '/opt';
@@ -441,10 +456,12 @@ function vulkanStep(report: ServerReport, r: Recipe, distro: DistroKey, prep: (s
 
 /** The plan as text a person can review: every command and why, before anything runs. */
 export function formatPlan(plan: SetupPlan, status?: Record<string, 'done' | 'pending'>): string {
-  const out: string[] = [`Set-up plan for ${plan.distro} (render back end: ${plan.backend === 'none' ? 'none — no GPU driver' : plan.backend.toUpperCase()})`, ''];
+  const out: string[] = plan.userInstall
+    ? [`Set-up plan for ${plan.distro}: installs into your home (${plan.userInstall.prefix}); no administrator needed; about ${plan.userInstall.diskMB} MB of disk space`, '']
+    : [`Set-up plan for ${plan.distro} (render back end: ${plan.backend === 'none' ? 'none — no GPU driver' : plan.backend.toUpperCase()})`, ''];
   plan.steps.forEach((s, i) => {
     const st = status?.[s.id];
-    out.push(`${i + 1}. ${s.title}${s.needsRoot ? ' [root]' : ''}${st === 'done' ? ' — already done, will be skipped' : ''}`);
+    out.push(`${i + 1}. ${s.title}${s.needsRoot ? ' [root]' : ' [as you]'}${st === 'done' ? ' — already done, will be skipped' : ''}`);
     out.push(`   Why: ${s.why}`);
     out.push('   Check:');
     for (const l of s.check.split('\n')) out.push(`     ${l}`);

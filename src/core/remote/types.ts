@@ -3,7 +3,8 @@
  * (no classes, no functions, no Dates) so the IPC contract can carry them unchanged.
  */
 
-import type { Finding as FindingView, RenderBackend, SetupStepResultView, SetupStepView, TextKey, VideoEncoderName } from '../../shared/models';
+import type { Finding as FindingView, RenderBackend, SetupPlanView, SetupStepResultView, SetupStepView, TextKey, VideoEncoderName } from '../../shared/models';
+import type { GpuView, VncFlavor } from '../../shared/models';
 
 export type DistroKey = 'ubuntu-20.04' | 'ubuntu-22.04' | 'ubuntu-24.04' | 'debian-12' | 'rhel-8' | 'rhel-9';
 export type PackageFamily = 'deb' | 'rpm' | 'unknown';
@@ -19,14 +20,8 @@ export interface OsInfo {
   distro: DistroKey | null;
 }
 
-export interface GpuInfo {
-  index: number;
-  name: string;
-  uuid: string;
-  memoryTotalMiB: number | null;
-  memoryUsedMiB: number | null;
-  utilizationPct: number | null;
-  driverVersion: string;
+/** One GPU of the server report: the window's GPU card (GpuView) and where it sits on the PCI bus. */
+export interface GpuInfo extends GpuView {
   /** nvidia-smi form, e.g. "00000000:3B:00.0"; null when not reported. */
   pciBusId: string | null;
 }
@@ -103,7 +98,7 @@ export interface XServerInfo extends GlxInfo {
   accessible: boolean;
 }
 
-export type VncFlavor = 'turbovnc' | 'tigervnc';
+export type { VncFlavor } from '../../shared/models';
 
 export interface VncInfo {
   /** Preferred flavour present on the server (TurboVNC wins when both are installed). */
@@ -305,6 +300,8 @@ export interface SetupPlan {
   /** Things the plan deliberately leaves out, and why. */
   notes: string[];
   noteTexts?: TextKey[];
+  /** Present when the plan installs into the account's home, with no root (userInstall.ts). */
+  userInstall?: SetupPlanView['userInstall'];
 }
 
 export type StepStatus = 'done' | 'pending';
