@@ -63,7 +63,7 @@ function rig() {
       const n = starts.length;
       starts.push({
         spec,
-        resolve: () => res({ url: `ws://127.0.0.1/video/${n}`, encoder: 'x264', width: spec.width & ~1, height: spec.height & ~1, fps: spec.fps, bitrateKbps: spec.bitrateKbps }),
+        resolve: () => res({ url: `ws://127.0.0.1/video/${n}`, encoder: 'libx264', width: spec.width & ~1, height: spec.height & ~1, fps: spec.fps, bitrateKbps: spec.bitrateKbps }),
         reject: rej,
       });
     }),
@@ -108,7 +108,7 @@ describe('video mode (viewer/video/videoMode.ts) with fakes at its seams', () =>
     const p = await r.ticket();
     expect(r.session.paused).toBe(false);
     p.draw();
-    expect(r.vm.current).toMatchObject({ active: 'video', starting: false, encoder: 'x264' });
+    expect(r.vm.current).toMatchObject({ active: 'video', starting: false, encoder: 'libx264' });
     expect(r.session).toMatchObject({ paused: true, videoOwnsScreen: true });
     expect(p.spec.onScreen()).toBe(true);
   });
