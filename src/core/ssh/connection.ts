@@ -13,6 +13,7 @@ import { keyTypeOfBlob, sha256Fingerprint } from './fingerprint';
 import { entryMatchesHost, knownKeysFor, readKnownHostsFiles } from './knownHosts';
 import { spawnProxyCommand, type ProxyProcess } from './proxyCommand';
 import { resolveTarget, type ResolvedHop, type ResolvedTarget } from './resolve';
+import { unappliedConfigNotes } from './sshConfig';
 import {
   EXEC_OUTPUT_CAP_BYTES,
   type ConnectOptions,
@@ -110,9 +111,14 @@ export class SshConnection extends EventEmitter implements SshSession {
   async connect(): Promise<void> {
     if (this._state !== 'idle') throw new GpuDeskError('INTERNAL', 'connect() was already called', 'create a new connection');
     this.setState({ state: 'connecting' });
+    const target = this.target.hops[this.target.hops.length - 1];
+    if (target.hostConfig.localForwards?.length) {
+      this.opts.callbacks?.notice?.(`${target.endpoint.host}: the LocalForward lines of your ssh config are not used by gpu-desk; give such forwards to "gpu-desk tunnel" with -L`);
+    }
     try {
       await this.dialChain();
-    } catch (e) {
+    } catch (err) {
+      const e = withConfigNotes(err, this.target);
       this.setState({ state: 'closed', reason: (e as Error).message, code: (e as GpuDeskError).code });
       throw e;
     }
@@ -733,6 +739,13 @@ function presentedHostKey(host: string, port: number, algorithms: string[], time
       done();
     }
   });
+}
+
+/** A failed connection's error, with what the ssh config asked for and gpu-desk did not apply. */
+function withConfigNotes(e: unknown, target: ResolvedTarget): unknown {
+  if (!(e instanceof GpuDeskError)) return e;
+  const notes = [...new Set(target.hops.flatMap((h) => unappliedConfigNotes(h.hostConfig, h.endpoint.host)))];
+  return notes.length ? new GpuDeskError(e.code, `${e.message} (note: ${notes.join('; ')})`, e.fix, { cause: e }) : e;
 }
 
 function forwardOutOn(client: Client, host: string, port: number): Promise<Duplex> {

@@ -54,7 +54,8 @@ interface HopOverrides extends KnownHostsOverrides {
 
 function resolveHop(spec: string, config: SshConfig | null, overrides: HopOverrides): ResolvedHop {
   const d = parseDestination(spec, { allowPort: true });
-  const hc = hostConfig(config, d.host);
+  // The user given with the destination (or -l) is known before the config is read, as in ssh: `Match user` sees it.
+  const hc = hostConfig(config, d.host, d.user ?? overrides.user);
   // The name dialled is lower-cased, as ssh does (ssh -G prints it so): known_hosts and %h see it so too.
   const hostName = expandHostName(hc.hostName ?? d.host, d.host).toLowerCase();
   const port = d.port ?? overrides.port ?? hc.port ?? 22;

@@ -34,6 +34,12 @@ export interface HostConfig {
   pubkeyAcceptedAlgorithms?: string;
   /** RevokedHostKeys files, raw (tokens and ~ expanded by finishKnownHostsFiles); [] for `none`. */
   revokedHostKeys?: string[];
+  /** A `Match exec` line was met for this host (and treated as not matching): the file it is in. */
+  matchExecSkipped?: string;
+  /** CanonicalizeHostname yes/always: not applied by gpu-desk, named where it matters. */
+  canonicalizeHostname?: string;
+  /** LocalForward lines: not used by gpu-desk (a tunnel's forwards are given to it), said once. */
+  localForwards?: string[];
 }
 
 export type StrictHostKeyChecking = 'yes' | 'no' | 'ask' | 'accept-new';
@@ -83,9 +89,13 @@ export class SshConfig {
     for (const r of roots) this.parsed.set(r.file, parseText(r.text, r.file));
   }
 
-  /** The options that apply to `host` (lower-case keys, each with the arguments of the occurrence that won). */
-  compute(host: string): Map<string, string[]> {
-    const st: EvalState = { host: host.toLowerCase(), hostForHostLines: host, originalHost: host, options: new Map(), finalPass: false, wantFinal: false };
+  /**
+   * The options that apply to `host` (lower-case keys, each with the arguments of the occurrence that
+   * won). `user`: the one given on the command line (`user@host`, -l), which ssh sets before reading
+   * the config, so `Match user` sees it and no `User` line replaces it.
+   */
+  compute(host: string, user?: string): Map<string, string[]> {
+    const st: EvalState = { host: host.toLowerCase(), hostForHostLines: host, originalHost: host, options: new Map(), finalPass: false, wantFinal: false, ...(user !== undefined ? { cliUser: user } : {}) };
     this.pass(st);
     if (st.wantFinal) {
       const hn = st.options.get('hostname')?.[0];
@@ -93,6 +103,7 @@ export class SshConfig {
       st.finalPass = true;
       this.pass(st);
     }
+    if (st.execSkipped) st.options.set(MATCH_EXEC_KEY, [st.execSkipped]);
     return st.options;
   }
 
@@ -157,6 +168,7 @@ export class SshConfig {
       const arg = a[++i];
       if (arg === undefined) throw new GpuDeskError('BAD_SSH_CONFIG', `${file}: Match ${crit} needs an argument`, `fix the Match line in ${file}`);
       if (crit === 'exec') {
+        st.execSkipped ??= file;
         if (!this.execNoted) {
           this.execNoted = true;
           this.log(`${file}: "Match exec" blocks are treated as not matching (gpu-desk never runs commands while reading an ssh config)`);
@@ -164,7 +176,7 @@ export class SshConfig {
         result = false;
         continue;
       }
-      const user = st.options.get('user')?.[0] ?? os.userInfo().username;
+      const user = st.cliUser ?? st.options.get('user')?.[0] ?? os.userInfo().username;
       const hostName = st.options.get('hostname')?.[0];
       const subject: Record<string, string> = {
         host: hostName ? expandHostName(hostName, st.originalHost).toLowerCase() : st.host,
@@ -237,7 +249,14 @@ interface EvalState {
   options: Map<string, string[]>;
   finalPass: boolean;
   wantFinal: boolean;
+  /** The user given on the command line, which `Match user` compares (ssh sets it before the config). */
+  cliUser?: string;
+  /** The file of the first `Match exec` met (its block is never applied). */
+  execSkipped?: string;
 }
+
+/** Not an ssh keyword (those have no space): where compute() reports a skipped `Match exec`. */
+const MATCH_EXEC_KEY = ' match exec';
 
 function args(d: Line): string[] {
   if (Array.isArray(d.value)) return d.value.map((v) => v.val);
@@ -402,10 +421,10 @@ export function expandHome(p: string): string {
   return p;
 }
 
-/** First value wins in OpenSSH, except IdentityFile which accumulates. */
-export function hostConfig(config: SshConfig | null, host: string): HostConfig {
+/** First value wins in OpenSSH, except IdentityFile which accumulates. `user`: the command line's, as in compute(). */
+export function hostConfig(config: SshConfig | null, host: string, user?: string): HostConfig {
   if (!config) return { identityFiles: [] };
-  const raw = config.compute(host);
+  const raw = config.compute(host, user);
   const one = (k: string): string | undefined => raw.get(k)?.[0];
   const num = (k: string) => (one(k) === undefined ? undefined : Number(one(k)));
   const jump = one('proxyjump');
@@ -417,6 +436,7 @@ export function hostConfig(config: SshConfig | null, host: string): HostConfig {
     return v.length === 1 && v[0].toLowerCase() === 'none' ? [] : v;
   };
   const strict = one('stricthostkeychecking')?.toLowerCase();
+  const canonicalize = one('canonicalizehostname')?.toLowerCase();
   return {
     hostName: one('hostname'),
     user: one('user'),
@@ -437,7 +457,22 @@ export function hostConfig(config: SshConfig | null, host: string): HostConfig {
     hostKeyAlgorithms: one('hostkeyalgorithms'),
     pubkeyAcceptedAlgorithms: one('pubkeyacceptedalgorithms') ?? one('pubkeyacceptedkeytypes'),
     ...(files('revokedhostkeys') ? { revokedHostKeys: files('revokedhostkeys') } : {}),
+    ...(raw.get(MATCH_EXEC_KEY) ? { matchExecSkipped: raw.get(MATCH_EXEC_KEY)![0] } : {}),
+    ...(canonicalize && canonicalize !== 'no' && canonicalize !== 'false' ? { canonicalizeHostname: canonicalize } : {}),
+    ...(raw.get('localforward')?.length ? { localForwards: raw.get('localforward') } : {}),
   };
+}
+
+/**
+ * What the config asks for that gpu-desk does not apply, for the error of a connection that then
+ * fails (issue 40 §3): without it a site config that relies on them fails with a reason that names
+ * something else ("could not be resolved").
+ */
+export function unappliedConfigNotes(hc: HostConfig, host: string): string[] {
+  const out: string[] = [];
+  if (hc.matchExecSkipped) out.push(`the "Match exec" blocks of ${hc.matchExecSkipped} were not applied (gpu-desk never runs commands from an ssh config; put what they set under a Host line)`);
+  if (hc.canonicalizeHostname) out.push(`CanonicalizeHostname ${hc.canonicalizeHostname} is not applied by gpu-desk (${host} was not completed with CanonicalDomains; give the full host name, or a HostName line for it)`);
+  return out;
 }
 
 /** Resolve tokens and ~ in UserKnownHostsFile / GlobalKnownHostsFile, as OpenSSH does. */
