@@ -6,7 +6,7 @@ import type { LoginTiming } from '../../shared/models';
 import { makeAuthHandler, resolveAgent, type AuthMemory, type AuthReport } from './auth';
 import { assembleAlgorithms, DEFAULT_HOST_KEY_ALGORITHMS, DEFAULT_PUBKEY_ALGORITHMS, SUPPORTED_HOST_KEY_ALGORITHMS, SUPPORTED_PUBKEY_ALGORITHMS, sshTransportOptions } from './algorithms';
 import { CappedBuffer } from './cappedBuffer';
-import { commandOnStdin, type StdinCommand } from '../remote/shellQuote';
+import { commandOnStdin, shellCommand, type StdinCommand } from '../remote/shellQuote';
 import { kexMismatchError, mapConnectError } from './errors';
 import { judgeHostKey, otherTypeKnownError } from './hostKeyCheck';
 import { keyTypeOfBlob, sha256Fingerprint } from './fingerprint';
@@ -506,22 +506,24 @@ export class SshConnection extends EventEmitter implements SshSession {
   }
 
   /**
-   * Why an exec request failed. A server that ends the whole connection in answer to the request
-   * (Dropbear does over a request it will not parse: "String too long") has not lost the link: a
-   * reconnect would run into the same, so the message says what happened instead of advising one.
+   * Why an exec request failed. Dropbear ends the whole connection in answer to a request it will not
+   * take ("String too long" in its log): that is no lost link, and a reconnect would run into the same,
+   * so it is said as it is. From OpenSSH (and anything else) a close at this point looks exactly like a
+   * link that went down, so that stays CONNECTION_LOST, whose fix says what a repeat would mean.
    */
   private commandRefused(c: Client, err: Error): GpuDeskError {
     const lost = this.lostDuring(err, 'starting a command');
     if (!lost) {
       return new GpuDeskError('REMOTE_COMMAND_FAILED', `The server refused to run a command (${err.message})`, 'check that the account may run commands (no ForceCommand/restricted shell)');
     }
-    if (this.closing || !this.endedByServer.has(c)) return lost;
     const software = (c as unknown as { _remoteVer?: string })._remoteVer ?? '';
-    const dropbear = /dropbear/i.test(software) ? ' (Dropbear does this over a request it will not take, such as a command longer than 9000 bytes)' : '';
+    if (this.closing || !this.endedByServer.has(c) || !/dropbear/i.test(software)) {
+      return new GpuDeskError(lost.code, lost.message, "reconnect and run it again; if it drops at the same point again, the server is ending the session over this command: its log says why");
+    }
     return new GpuDeskError(
       'REMOTE_COMMAND_FAILED',
-      `${this.label} closed the connection when given a command${dropbear}`,
-      "a reconnect would run into the same: the server's log (sshd or Dropbear) says why it ended the session",
+      `${this.label} (Dropbear) closed the connection when given a command: Dropbear does so over a request it will not take, such as a command longer than its limit (9000 bytes by default)`,
+      "a reconnect would run into the same: Dropbear's log says which request it refused",
     );
   }
 
@@ -536,6 +538,7 @@ export class SshConnection extends EventEmitter implements SshSession {
     } catch (e) {
       const lost = this.lostDuring(e as Error, `opening ${host}:${port}`);
       if (lost) throw lost;
+      if (openFailureReason(e) === OPEN_ADMINISTRATIVELY_PROHIBITED) throw this.tcpProhibited(`${host}:${port}`);
       const reason = (e as Error).message.replace(/^\(SSH\)\s*/, '');
       throw new GpuDeskError(
         'FORWARD_FAILED',
@@ -547,17 +550,57 @@ export class SshConnection extends EventEmitter implements SshSession {
     }
   }
 
-  forwardOutUnix(socketPath: string): Promise<Duplex> {
-    return new Promise((resolve, reject) => {
-      const c = this.client();
-      c.openssh_forwardOutStreamLocal(socketPath, (err, stream) => {
-        if (err) {
-          const lost = this.lostDuring(err, `opening ${socketPath}`);
-          if (lost) reject(lost);
-          else reject(new GpuDeskError('FORWARD_FAILED', `The server could not open the socket ${socketPath} (${err.message})`, 'check the session is running and sshd allows stream-local forwarding'));
-        } else resolve(stream);
-      });
-    });
+  /** What `ssh -L` says ("open failed: administratively prohibited"), with who can change it and where. */
+  private tcpProhibited(what: string, options = 'AllowTcpForwarding, PermitOpen, DisableForwarding'): GpuDeskError {
+    return new GpuDeskError(
+      'FORWARD_PROHIBITED',
+      `${this.label} refused to forward to ${what}: administratively prohibited (the server's administrator has disabled this kind of forwarding)`,
+      `ask them to allow it (sshd_config: ${options}); ssh -L is refused the same way`,
+    );
+  }
+
+  async forwardOutUnix(socketPath: string): Promise<Duplex> {
+    const c = this.client();
+    try {
+      return await new Promise<Duplex>((resolve, reject) => c.openssh_forwardOutStreamLocal(socketPath, (err, stream) => (err ? reject(err) : resolve(stream))));
+    } catch (e) {
+      const lost = this.lostDuring(e as Error, `opening ${socketPath}`);
+      if (lost) throw lost;
+      throw await this.socketRefused(c, socketPath, e as Error);
+    }
+  }
+
+  /**
+   * Why the server would not open a Unix socket. Dropbear has no stream-local forwarding at all (unknown
+   * channel type); OpenSSH answers the same "open failed" whether it refuses (AllowStreamLocalForwarding
+   * no, DisableForwarding yes) or nothing is there, so the socket's presence tells those apart. A TurboVNC
+   * desktop can listen on TCP instead, which helps wherever the server still forwards TCP: checked by
+   * asking for a port nothing listens on (refused: allowed; prohibited: not).
+   */
+  private async socketRefused(c: Client, socketPath: string, err: Error): Promise<GpuDeskError> {
+    const reason = openFailureReason(err);
+    const present = reason === OPEN_ADMINISTRATIVELY_PROHIBITED || reason === OPEN_UNKNOWN_CHANNEL_TYPE
+      ? true
+      : await this.exec(shellCommand(['test', '-S', socketPath]), { timeoutMs: 15_000 }).then((r) => (r.code === 0 ? true : r.code === 1 ? false : null), () => null);
+    if (present === false) {
+      return new GpuDeskError('FORWARD_FAILED', `The desktop's socket ${socketPath} is gone from ${this.label}: its session has ended`, 'start it again with "gpu-desk sessions <destination> start", or list the running ones with "gpu-desk sessions <destination> list"');
+    }
+    const tcpAllowed = await forwardOutOn(c, '127.0.0.1', 9).then(
+      (s) => { s.destroy(); return true; },
+      (e: unknown) => openFailureReason(e) !== OPEN_ADMINISTRATIVELY_PROHIBITED,
+    );
+    if (!tcpAllowed) return this.tcpProhibited(`the desktop's socket ${socketPath} and to TCP ports`, 'AllowStreamLocalForwarding, AllowTcpForwarding, PermitOpen, DisableForwarding');
+    const software = (c as unknown as { _remoteVer?: string })._remoteVer ?? '';
+    const why = reason === OPEN_UNKNOWN_CHANNEL_TYPE
+      ? `does not forward to Unix sockets at all (${/dropbear/i.test(software) ? 'Dropbear has' : 'its SSH server has'} no stream-local forwarding)`
+      : reason === OPEN_ADMINISTRATIVELY_PROHIBITED
+        ? "refused it: administratively prohibited (the server's administrator has disabled forwarding to Unix sockets)"
+        : 'would not open it, though it is there: sshd refuses forwarding to Unix sockets (AllowStreamLocalForwarding no or DisableForwarding yes), unless the desktop behind it has stopped';
+    return new GpuDeskError(
+      'SOCKET_FORWARD_REFUSED',
+      `The desktop listens on the Unix socket ${socketPath}, and ${this.label} ${why}`,
+      'restart the desktop on TCP, which this server does forward: end it, then "gpu-desk sessions <destination> start --tcp"',
+    );
   }
 
   /**
@@ -746,6 +789,15 @@ function withConfigNotes(e: unknown, target: ResolvedTarget): unknown {
   if (!(e instanceof GpuDeskError)) return e;
   const notes = [...new Set(target.hops.flatMap((h) => unappliedConfigNotes(h.hostConfig, h.endpoint.host)))];
   return notes.length ? new GpuDeskError(e.code, `${e.message} (note: ${notes.join('; ')})`, e.fix, { cause: e }) : e;
+}
+
+/** RFC 4254 §5.1 reason codes in a channel-open failure (ssh2 puts the code on the error as `reason`). */
+const OPEN_ADMINISTRATIVELY_PROHIBITED = 1;
+const OPEN_UNKNOWN_CHANNEL_TYPE = 3;
+
+function openFailureReason(e: unknown): number | null {
+  const r = (e as { reason?: unknown } | null)?.reason;
+  return typeof r === 'number' ? r : null;
 }
 
 function forwardOutOn(client: Client, host: string, port: number): Promise<Duplex> {

@@ -21,6 +21,8 @@ export default {
     KEY_FILE: 'The key file cannot be used.',
     KEY_PASSPHRASE: 'The key’s passphrase is wrong.',
     FORWARD_FAILED: 'The server refused the forward.',
+    FORWARD_PROHIBITED: "The server's administrator has disabled this kind of forwarding.",
+    SOCKET_FORWARD_REFUSED: 'The server will not forward to the desktop\'s Unix socket: restart the desktop on TCP.',
     CONNECTION_LOST: 'The connection was lost.',
     NOT_CONNECTED: 'Not connected to this server.',
     REMOTE_COMMAND_FAILED: 'A command on the server failed.',

@@ -20,6 +20,8 @@ const zhCN: Catalogue<typeof en> = {
     KEY_FILE: '无法使用该密钥文件。',
     KEY_PASSPHRASE: '密钥的口令不正确。',
     FORWARD_FAILED: '服务器拒绝了端口转发。',
+    FORWARD_PROHIBITED: '服务器管理员已禁用此类转发。',
+    SOCKET_FORWARD_REFUSED: '服务器不转发到桌面的 Unix 套接字：请改用 TCP 重新启动桌面。',
     CONNECTION_LOST: '连接已断开。',
     NOT_CONNECTED: '尚未连接到该服务器。',
     REMOTE_COMMAND_FAILED: '服务器上的命令执行失败。',
