@@ -358,12 +358,12 @@ function refreshTray(): void {
           showWindow();
           void handlers?.['tunnels.openSaved']({ profileId }).then(
             (t) => {
-              // A job's desktop takes only one-time passwords: one goes to the clipboard, never into the notification's history.
+              // The desktop's password (a job's or a TurboVNC desktop's one-time one) goes to the clipboard, never into the notification's history.
               if (t.oneTimePassword) clipboard.writeText(t.oneTimePassword);
               const address = `${t.localHost}:${t.localPort}`;
               const body = t.job
                 ? text('notify.jobTunnelOpenBody', { job: t.job.jobId, node: t.job.node, address })
-                : text('notify.tunnelOpenBody', { display: t.display, address });
+                : text(t.oneTimePassword ? 'notify.tunnelOpenPasswordBody' : 'notify.tunnelOpenBody', { display: t.display, address });
               if (Notification.isSupported()) new Notification({ title: text('notify.tunnelOpen'), body }).show();
             },
             (e: unknown) => {

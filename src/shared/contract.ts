@@ -258,7 +258,8 @@ export const methods = {
   'tunnels.list': m(empty, out<TunnelView[]>()),
   'tunnels.open': m(
     z.strictObject({ connectionId: id, display, localPort: port.optional(), forwards: z.array(forwardInputSchema).max(32).optional() }),
-    out<TunnelView>(),
+    // With the desktop's password for a native viewer (a fresh TurboVNC one-time password, or a TigerVNC desktop's own).
+    out<SavedTunnelView>(),
   ),
   'tunnels.close': m(z.strictObject({ tunnelId: id }), out<void>()),
   /** Tunnel-only mode for a saved server (the tray): connects if needed, opens its display and its forwards. */

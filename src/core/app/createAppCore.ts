@@ -1,4 +1,3 @@
-import { GpuDeskError } from '../errors';
 import fs from 'node:fs';
 import path from 'node:path';
 import { appPaths, ensureDir } from '../profiles/appPaths';
@@ -22,6 +21,7 @@ import { HttpChecks } from './services/httpChecks';
 import { Keys } from './services/keys';
 import { Profiles } from './services/profiles';
 import { Servers } from './services/servers';
+import { DesktopEndpoints } from './desktopEndpoints';
 import { DesktopRuns } from './services/desktopRuns';
 import { appHandlers, settingsHandlers } from './services/settings';
 import { Tunnels } from './services/tunnels';
@@ -96,12 +96,11 @@ export class AppCore {
       closeProfile: (id) => connections.closeProfile(id),
       forgetProfile: (id) => late.clusters.forgetProfile(id),
     });
-    const servers = new Servers({
-      remote, emit, ready,
-      viewers: { closeDisplay: (c, d) => late.viewers.closeDisplay(c, d), forgetEndpoint: (p, d) => late.viewers.forgetEndpoint(p, d) },
-    });
+    // Where each desktop is and its password: one store that the servers and viewers services share.
+    const desktops = new DesktopEndpoints({ lookUp: (conn, display) => remote.endpoint(conn, display) });
+    const servers = new Servers({ remote, emit, ready, desktops, closeDisplay: (c, d) => late.viewers.closeDisplay(c, d) });
     const viewers = new Viewers({
-      hub, channelBase: deps.channelBase, remote, ready, rttMs: (id) => connections.rttMs(id), sessions: servers, log,
+      hub, channelBase: deps.channelBase, remote, ready, rttMs: (id) => connections.rttMs(id), desktops, log,
       measureRtt: (id) => connections.measureRtt(id),
       jobNode: (jobId) => late.clusters.jobNode(jobId),
       encoders: async (session) => encoderChoice(await probeVideo(session as SshConnection)),
@@ -113,18 +112,10 @@ export class AppCore {
     });
     const http = new HttpChecks();
     const forwards = new Forwards({ emit, connections, http });
-    const tunnels = new Tunnels({ remote, emit, connections, http, openForwards: (id) => forwards.open(id) });
+    const tunnels = new Tunnels({ remote, emit, connections, http, desktops, openForwards: (id) => forwards.open(id) });
     Object.assign(late, { profiles, viewers, clusters });
     const keys = new Keys({ keys: deps.keys, dialogs: deps.dialogs, prompts: this.prompts, connections, profiles });
-    const clipboardImages = new ClipboardImages({
-      target: (id) => {
-        const t = viewers.viewerTarget(id);
-        // A job's desktop runs on a compute node this connection has no shell on (text still goes through RFB).
-        if (t.jobId) throw new GpuDeskError('BAD_ARGUMENT', "Images cannot be copied to or from a cluster job's desktop yet", 'copy text instead, or save the image as a file and drop it on the viewer');
-        return t;
-      },
-      log,
-    });
+    const clipboardImages = new ClipboardImages({ target: (id) => viewers.imageTarget(id), log });
     const desktopRuns = new DesktopRuns({ shell: (id) => ready(id).conn, log });
     const files = new FileTransfers({ sftp: (id) => connections.sftp(id), emit, chooseSaveFolder: deps.chooseSaveFolder });
 
@@ -135,6 +126,7 @@ export class AppCore {
     connections.onClose((c) => tunnels.forget(c.id));
     connections.onClose((c) => forwards.forget(c.id));
     connections.onClose((c) => servers.forget(c.id));
+    connections.onClose((c) => desktops.forget(c.id));
     connections.onClose((c) => desktopRuns.forget(c.id));
     connections.onClose((c) => http.forget(c.id));
     connections.onClosed(() => tunnels.announce());

@@ -1,5 +1,5 @@
 import type { SshSession } from '../ssh/types';
-import { applyPlan, buildSetupPlan, killSession, listSessions, newOneTimePassword, probeServer, queryGpus, remoteOptRootFrom, sessionEndpoint, startSession } from '../remote';
+import { applyPlan, buildSetupPlan, killSession, listSessions, newOneTimePassword, probeServer, queryGpus, remoteOptRootFrom, displayEndpoint, startSession } from '../remote';
 import type { SessionEndpoint } from '../remote/vncSessions';
 import type { ApplyResult, PlanProgress, ServerReport, SetupPlan, StartedSession, VncSessionInfo, GpuInfo } from '../remote/types';
 
@@ -45,7 +45,7 @@ export function remoteOps(opts: RemoteOpsOptions = {}): RemoteOps {
     startSession: (s, o) => startSession(s, { ...o, optRoot }),
     killSession: (s, display) => killSession(s, display, { optRoot }),
     oneTimePassword: (s, display) => newOneTimePassword(s, display, { optRoot }),
-    endpoint: (s, display) => sessionEndpoint(s, display, { optRoot }),
+    endpoint: (s, display) => displayEndpoint(s, display, { optRoot }),
     plan: async (s, o) => buildSetupPlan(await probeServer(s, { optRoot }), { optRoot, ...o }),
     apply: (s, plan, o) => applyPlan(s, plan, { sudoPassword: o.sudoPassword ?? undefined, onProgress: o.onProgress }),
   };

@@ -4,5 +4,5 @@ export { probeServer, probeVideo, queryGpus, buildReport, bestVideoEncoder, remo
 export { computeFindings } from './findings';
 export { buildSetupPlan, formatPlan, chooseBackend, type PlanOptions } from './setupPlan';
 export { applyPlan, checkPlan, type ApplyOptions } from './planRunner';
-export { listSessions, startSession, killSession, newOneTimePassword, sessionEndpoint, endpointInListing, type StartOptions, type SessionOptions, type SessionEndpoint } from './vncSessions';
+export { listSessions, startSession, killSession, newOneTimePassword, displayEndpoint, endpointInListing, trustedListener, ownerText, type StartOptions, type SessionOptions, type SessionEndpoint, type DisplayOwner } from './vncSessions';
 export type * from './types';

@@ -1,5 +1,6 @@
 import { GpuDeskError } from '../errors';
 import type { SshSession } from '../ssh/types';
+import { displayToPort } from '../tunnels/forwardSpec';
 import { shScript } from './shellQuote';
 import { listSessions, type SessionOptions } from './vncSessions';
 import type { VncSessionInfo } from './types';
@@ -34,8 +35,10 @@ export function inviteCommand(server: { host: string; port?: number }, display: 
 
 /** Why display :n cannot be shared with another login (null: it can), from this account's session listing. */
 export function inviteRefusal(sessions: readonly VncSessionInfo[], display: number): GpuDeskError | null {
-  if (!Number.isInteger(display) || display < 0 || display > 99) {
-    return new GpuDeskError('DISPLAY_OUT_OF_RANGE', `Display ${display} is out of range`, 'Use a display number from 0 to 99 (port 5900+n)');
+  try {
+    displayToPort(display);
+  } catch (e) {
+    return e as GpuDeskError;
   }
   const s = sessions.find((x) => x.display === display);
   if (!s || s.flavor !== 'turbovnc') {

@@ -1,5 +1,5 @@
 import { placeOnGpu, gpuEnvArgs } from './gpuChoice';
-import { randomInt } from 'node:crypto';
+import { createDecipheriv, randomInt } from 'node:crypto';
 import { GpuDeskError, registerSecret } from '../errors';
 import type { ExecResult, SshSession } from '../ssh/types';
 import { probeServer } from './probe';
@@ -7,6 +7,7 @@ import { PICK_DISPLAY_SH } from './displayPick';
 import { parseOtp, parseSsListeners, parseStartedDisplay, splitSections } from './parsers';
 import { SECTION_HELPERS, SESSION_SECTIONS_SCRIPT, flavorOfExecutable, sessionsFromSections } from './sessionTable';
 import { shScript } from './shellQuote';
+import { displayToPort } from '../tunnels/forwardSpec';
 import { TURBOVNC_ARGS } from './turboVncArgs';
 import { START_GEOMETRY_HINT, boundingGeometry, geometryScreens } from '../../shared/screenGeometry';
 import type { ServerReport, StartedSession, VncFlavor, VncSessionInfo } from './types';
@@ -58,54 +59,123 @@ export async function listSessions(session: SshSession, opts: SessionOptions = {
 }
 
 /**
- * Where a tunnel reaches display :n: the session's Unix socket when it has one, else TCP 5900+n on the
- * server's loopback; with the session's flavour when it is one of this account's (null otherwise).
+ * Who serves display :n when it is not one of this account's sessions: nothing at all, a listener on
+ * 5900+n of some account (`ss -e` gives its uid; root's is left out by ss, so none means 0), or
+ * unknown (no `ss` on the server). On a shared server any account may listen there once a session
+ * has ended: a viewer must not hand the desk's keystrokes and clipboard to it (see trustedListener).
  */
-export type SessionEndpoint = ({ kind: 'unix'; path: string } | { kind: 'tcp'; host: string; port: number }) & { flavor: VncFlavor | null };
+export type DisplayOwner =
+  | { kind: 'mine' }
+  | { kind: 'none' }
+  | { kind: 'listener'; uid: number; user: string | null; self: boolean }
+  | { kind: 'unknown' };
 
-export async function sessionEndpoint(session: SshSession, display: number, opts: SessionOptions = {}): Promise<SessionEndpoint> {
-  checkDisplay(display);
-  return (await quickEndpoint(session, display, opts).catch(() => null)) ?? endpointFromListing(session, display, opts);
+/**
+ * Where a tunnel reaches display :n: the session's Unix socket when it has one, else TCP 5900+n on the
+ * server's loopback; with the session's flavour when it is one of this account's (null otherwise),
+ * and who serves it.
+ */
+export type SessionEndpoint = ({ kind: 'unix'; path: string } | { kind: 'tcp'; host: string; port: number }) & { flavor: VncFlavor | null; owner: DisplayOwner };
+
+/**
+ * Whether a viewer may talk to what serves the display: one of this account's sessions, or a listener
+ * of this account or of root (the server's own service: root already controls every session there).
+ * Any other account's listener is a squat until the person says otherwise (tunnel-only mode's flag).
+ */
+export function trustedListener(owner: DisplayOwner): boolean {
+  return owner.kind === 'mine' || (owner.kind === 'listener' && (owner.self || owner.uid === 0));
 }
 
-/** The endpoint as the whole listing says (what quickEndpoint must agree with; its test compares them). */
-export async function endpointFromListing(session: SshSession, display: number, opts: SessionOptions = {}): Promise<SessionEndpoint> {
-  return endpointInListing(await listSessions(session, opts), display);
+/** "user alice (uid 1001)", for the line that names who serves a display. */
+export function ownerText(owner: DisplayOwner): string {
+  switch (owner.kind) {
+    case 'mine': return 'this account';
+    case 'none': return 'nothing';
+    case 'unknown': return 'an unknown program (the server has no `ss` to tell whose)';
+    default: return owner.self ? `this account (uid ${owner.uid}), outside its VNC sessions` : `user ${owner.user ?? '?'} (uid ${owner.uid})`;
+  }
 }
 
-/** Where display :n is reached, by a listing of this account's sessions (the probe's, or listSessions'). */
-export function endpointInListing(sessions: readonly VncSessionInfo[], display: number): SessionEndpoint {
+/**
+ * The one answer to "where is display :n" on the server: one small script (QUICK_ENDPOINT), else the
+ * whole listing when its answer is not plain; when :n is not one of this account's sessions, who
+ * listens at 5900+n. `fullListing`: the listing decides (what the quick look must agree with; its
+ * test compares them).
+ */
+export async function displayEndpoint(session: SshSession, display: number, opts: SessionOptions & { fullListing?: boolean } = {}): Promise<SessionEndpoint> {
+  displayToPort(display);
+  const quick = opts.fullListing ? null : await quickLook(session, display, opts).catch(() => null);
+  const found = quick ?? { at: endpointInListing(await listSessions(session, opts), display), owner: undefined };
+  if (found.at) return found.at;
+  return { ...tcpEndpoint(display, null, null), owner: found.owner ?? (await whoListens(session, 5900 + display)) };
+}
+
+/** Where display :n is reached when it is one of this account's sessions in a listing (the probe's, or listSessions'); else null. */
+export function endpointInListing(sessions: readonly VncSessionInfo[], display: number): SessionEndpoint | null {
   const s = sessions.find((x) => x.display === display);
-  if (s?.unixPath) return { kind: 'unix', path: s.unixPath, flavor: s.flavor };
-  // Not one of this account's sessions (another tool's, a system service): the conventional port.
-  return tcpEndpoint(display, s?.port, s?.flavor ?? null);
+  if (!s) return null;
+  if (s.unixPath) return { kind: 'unix', path: s.unixPath, flavor: s.flavor, owner: { kind: 'mine' } };
+  return { ...tcpEndpoint(display, s.port, s.flavor), owner: { kind: 'mine' } };
 }
 
 /** TCP on the server's loopback: the port the session listens on, else the conventional 5900+n. */
-function tcpEndpoint(display: number, port: number | null | undefined, flavor: VncFlavor | null): SessionEndpoint {
+function tcpEndpoint(display: number, port: number | null | undefined, flavor: VncFlavor | null): { kind: 'tcp'; host: string; port: number; flavor: VncFlavor | null } {
   return { kind: 'tcp', host: '127.0.0.1', port: port ?? 5900 + display, flavor };
+}
+
+/**
+ * Who listens on TCP port $1 of the server (not ::1 alone: a tunnel reaches 127.0.0.1): `ss -e` names
+ * the socket's uid (root's left out), getent its user. The account's own uid beside it.
+ */
+const LISTENER_SH = `
+listener() {
+  echo "@@me $(id -u)"
+  command -v ss >/dev/null 2>&1 || { echo "@@listener unknown"; return 0; }
+  l=$(ss -ltne 2>/dev/null | awk -v p=":$1" '$1 == "LISTEN" && substr($4, length($4) - length(p) + 1) == p && $4 !~ /^\\[::1\\]/' | head -n 1)
+  [ -n "$l" ] || { echo "@@listener none"; return 0; }
+  u=$(printf '%s\n' "$l" | sed -n 's/.* uid:\\([0-9][0-9]*\\).*/\\1/p')
+  u=\${u:-0}
+  echo "@@listener $u $(getent passwd "$u" 2>/dev/null | cut -d: -f1)"
+}
+`;
+
+function parseOwner(lines: readonly string[]): DisplayOwner | undefined {
+  const l = lines.find((x) => x.startsWith('@@listener '))?.slice(11).trim();
+  const me = Number(lines.find((x) => x.startsWith('@@me '))?.slice(5));
+  if (l === undefined) return undefined;
+  if (l === 'none') return { kind: 'none' };
+  const m = /^(\d+)(?: (\S+))?$/.exec(l);
+  if (!m) return { kind: 'unknown' };
+  const uid = Number(m[1]);
+  return { kind: 'listener', uid, user: m[2] ?? null, self: uid === me };
+}
+
+async function whoListens(session: SshSession, port: number): Promise<DisplayOwner> {
+  const r = await session.exec(shScript(`${LISTENER_SH}\nlistener "$1"`, [String(port)]), { timeoutMs: 15_000 });
+  return parseOwner(r.stdout.split('\n')) ?? { kind: 'unknown' };
 }
 
 /**
  * Display :n's own pid file (as both wrappers name it: ~/.vnc/<hostname>:<n>.pid), its server's
  * executable, its TurboVNC socket-path file and the server's TCP listeners: one small script instead
  * of the whole listing, whose two Perl wrappers take ~0.3 s of the ~0.4 s between Connect and the first
- * frame. Says "@@nosession" when no wrapper keeps a pid file for :n or its process is gone or not
- * this account's.
+ * frame. Says "@@nosession" (and who listens at 5900+n) when no wrapper keeps a pid file for :n or its
+ * process is gone or not this account's.
  */
 const QUICK_ENDPOINT = `
 export LC_ALL=C
 PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"
+${LISTENER_SH}
 f="$HOME/.vnc/$(uname -n):$1"
 if [ ! -e "$f.pid" ]; then
   # TigerVNC 1.13 and later keep theirs here: the listing reads it.
-  [ -e "\${XDG_STATE_HOME:-$HOME/.local/state}/tigervnc/$(uname -n):$1.pid" ] || echo "@@nosession"
+  [ -e "\${XDG_STATE_HOME:-$HOME/.local/state}/tigervnc/$(uname -n):$1.pid" ] || { echo "@@nosession"; listener $((5900 + $1)); }
   exit 0
 fi
 pid=$(cat "$f.pid" 2>/dev/null)
 case "$pid" in ''|*[!0-9]*) exit 0 ;; esac
 # A pid file whose process is gone, or is another account's, is no session (as in the listing).
-exe=$(readlink "/proc/$pid/exe" 2>/dev/null) && [ -O "/proc/$pid" ] || { echo "@@nosession"; exit 0; }
+exe=$(readlink "/proc/$pid/exe" 2>/dev/null) && [ -O "/proc/$pid" ] || { echo "@@nosession"; listener $((5900 + $1)); exit 0; }
 echo "@@pid $pid"
 echo "@@exe $exe"
 [ -f "$f.udspath" ] && echo "@@uds $(cat "$f.udspath")"
@@ -116,33 +186,26 @@ echo "@@end"
 /**
  * The endpoint of one of this account's sessions from QUICK_ENDPOINT, by the same rules as
  * sessionsFromSections (flavour from the executable; the socket path only for a TurboVNC server;
- * else the port its process listens on, else 5900+n; no session of this account: 5900+n, no flavour).
- * Null whenever the answer is not plain (no `ss`, a newer TigerVNC's pid file elsewhere, odd output):
- * the full listing decides then.
+ * else the port its process listens on, else 5900+n). `at: null`: no session of this account on :n,
+ * with who listens there when the script said. Null whenever the answer is not plain (no `ss`, a newer
+ * TigerVNC's pid file elsewhere, odd output): the full listing decides then.
  */
-export async function quickEndpoint(session: SshSession, display: number, opts: SessionOptions = {}): Promise<SessionEndpoint | null> {
+async function quickLook(session: SshSession, display: number, opts: SessionOptions): Promise<{ at: SessionEndpoint | null; owner?: DisplayOwner } | null> {
   const optRoot = opts.optRoot ?? '/opt';
   const r = await session.exec(shScript(QUICK_ENDPOINT, [String(display)]), { timeoutMs: 15_000 });
   const lines = r.stdout.split('\n');
-  // No session of this account on :n (the listing would not name it either): the conventional port.
-  if (lines.includes('@@nosession')) return tcpEndpoint(display, null, null);
+  if (lines.includes('@@nosession')) return { at: null, owner: parseOwner(lines) };
   const val = (k: string) => lines.find((l) => l.startsWith(`@@${k} `))?.slice(k.length + 3).trim();
   const pid = Number(val('pid'));
   const exe = val('exe')?.replace(/ \(deleted\)$/, '');
   if (!lines.includes('@@end') || !Number.isInteger(pid) || !exe) return null;
   // The listing counts a process as a VNC server when its executable's path says so.
-  if (!/vnc/i.test(exe)) return tcpEndpoint(display, null, null);
+  if (!/vnc/i.test(exe)) return { at: null };
   if (!lines.includes('@@ss')) return null;
   const flavor = flavorOfExecutable(exe, `${optRoot}/TurboVNC/bin`);
   const uds = val('uds');
-  if (flavor === 'turbovnc' && uds) return { kind: 'unix', path: uds, flavor };
-  return tcpEndpoint(display, parseSsListeners(r.stdout).find((x) => x.pid === pid)?.port, flavor);
-}
-
-function checkDisplay(n: number): void {
-  if (!Number.isInteger(n) || n < 0 || n > 99) {
-    throw new GpuDeskError('DISPLAY_OUT_OF_RANGE', `Display ${n} is out of range`, 'Use a display number from 0 to 99 (port 5900+n)');
-  }
+  if (flavor === 'turbovnc' && uds) return { at: { kind: 'unix', path: uds, flavor, owner: { kind: 'mine' } } };
+  return { at: { ...tcpEndpoint(display, parseSsListeners(r.stdout).find((x) => x.pid === pid)?.port, flavor), owner: { kind: 'mine' } } };
 }
 
 function checkGeometry(g: string): void {
@@ -252,7 +315,7 @@ export async function startSession(session: SshSession, opts: StartOptions = {})
 }
 
 async function start(session: SshSession, opts: StartOptions, hold: (secret: string) => void): Promise<StartedSession> {
-  if (opts.display !== undefined) checkDisplay(opts.display);
+  if (opts.display !== undefined) displayToPort(opts.display);
   const geometry = opts.geometry ?? '1920x1080';
   checkGeometry(geometry);
   if (opts.windowManager) checkCommandName(opts.windowManager);
@@ -389,7 +452,7 @@ async function oneTimePasswordOnceUp(session: SshSession, display: number, optRo
 
 /** A fresh TurboVNC one-time password for a running session (each works for one connection). */
 export async function newOneTimePassword(session: SshSession, display: number, opts: SessionOptions = {}): Promise<string> {
-  checkDisplay(display);
+  displayToPort(display);
   const r = await session.exec(shScript('exec "$1/TurboVNC/bin/vncpasswd" -o -display ":$2" 2>&1', [opts.optRoot ?? '/opt', String(display)]), { timeoutMs: 30_000 });
   const otp = parseOtp(r.stdout + r.stderr);
   if (r.code !== 0 || !otp) {
@@ -397,6 +460,30 @@ export async function newOneTimePassword(session: SshSession, display: number, o
   }
   // Not registered here: the caller registers it for as long as it holds it.
   return otp;
+}
+
+/**
+ * A TigerVNC desktop's own password, as gpu-desk started it: ~/.vnc/gpu-desk-N.passwd holds it in
+ * vncpasswd's reversible obfuscation (DES under a key every VNC implementation knows), so tunnel-only
+ * mode can give it to a native viewer as the app's viewer gets it. Null when there is no such file
+ * (a desktop gpu-desk did not start). Read as hex: the file is binary.
+ */
+export async function tigerVncPassword(session: SshSession, display: number): Promise<string | null> {
+  displayToPort(display);
+  const r = await session.exec(shScript('f="$HOME/.vnc/gpu-desk-$1.passwd"; [ -f "$f" ] && od -An -tx1 -v "$f"', [String(display)]), { timeoutMs: 15_000 });
+  const hex = r.stdout.replace(/\s+/g, '');
+  if (r.code !== 0 || !/^([0-9a-f]{2}){8,}$/.test(hex)) return null;
+  return revealVncPassword(Buffer.from(hex.slice(0, 16), 'hex'));
+}
+
+/** Undoes vncpasswd -f's obfuscation of one 8-byte block (the fixed key, bit-reversed as VNC's DES takes it). */
+export function revealVncPassword(block: Buffer): string | null {
+  const key = Buffer.from('e84ad660c4721ae0', 'hex');
+  const des = createDecipheriv('des-ede-ecb', Buffer.concat([key, key]), null).setAutoPadding(false);
+  const plain = Buffer.concat([des.update(block), des.final()]);
+  const end = plain.indexOf(0);
+  const text = plain.subarray(0, end < 0 ? 8 : end).toString('latin1');
+  return text === '' ? null : text;
 }
 
 const KILL = `
@@ -426,7 +513,7 @@ exit $rc
 `;
 
 export async function killSession(session: SshSession, display: number, opts: SessionOptions & { flavor?: VncFlavor } = {}): Promise<void> {
-  checkDisplay(display);
+  displayToPort(display);
   let flavor = opts.flavor;
   if (!flavor) {
     const found = (await listSessions(session, opts)).find((s) => s.display === display);

@@ -67,6 +67,7 @@ export default {
     stillRunningBody_other: '{{count}} tunnels stay open. Use the tray icon to reopen or quit.',
     tunnelOpen: 'Tunnel open',
     tunnelOpenBody: 'Display :{{display}} is on {{address}}',
+    tunnelOpenPasswordBody: 'Display :{{display}} is on {{address}}; its password is on the clipboard',
     jobTunnelOpenBody: 'Job {{job}}’s desktop on {{node}} is on {{address}}; its one-time password is on the clipboard',
     openFailed: 'Could not open the tunnel',
   },

@@ -68,6 +68,7 @@ const zhCN: Catalogue<typeof en> = {
     stillRunningBody_other: '{{count}} 条隧道保持打开。可通过托盘图标重新打开窗口或退出。',
     tunnelOpen: '隧道已打开',
     tunnelOpenBody: '显示器 :{{display}} 位于 {{address}}',
+    tunnelOpenPasswordBody: '显示 :{{display}} 位于 {{address}}；它的密码已复制到剪贴板',
     jobTunnelOpenBody: '作业 {{job}} 在 {{node}} 上的桌面位于 {{address}}；它的一次性密码已复制到剪贴板',
     openFailed: '无法打开隧道',
   },

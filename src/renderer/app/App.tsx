@@ -122,7 +122,7 @@ export function App({ api }: { api: GpuDeskApi }) {
             {route.screen === 'viewer' && <ViewerScreen key={`${route.connectionId}:${route.display}`} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} display={route.display} profile={profileOf(route.profileId)} renderGpu={route.renderGpu} span={route.span === true} />}
             {route.screen === 'cluster' && <ClusterPage key={route.connectionId} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} jobs={jobs} profile={profileOf(route.profileId)} />}
             {route.screen === 'job' && <ViewerScreen key={`${route.connectionId}:job:${route.jobId}`} connectionId={route.connectionId} connection={connectionOf(route.connectionId)} display={null} job={route.jobId} jobView={jobs[route.jobId]} profile={profileOf(route.profileId)} />}
-            {route.screen === 'tunnel' && <TunnelScreen connectionId={route.connectionId} connection={connectionOf(route.connectionId)} tunnel={tunnels.find((x) => x.id === route.tunnelId)} />}
+            {route.screen === 'tunnel' && <TunnelScreen connectionId={route.connectionId} connection={connectionOf(route.connectionId)} tunnel={tunnels.find((x) => x.id === route.tunnelId)} password={route.password} />}
           </AppActionsContext.Provider>
         </main>
         <PromptHost />

@@ -7,7 +7,7 @@ export type Route =
   | { screen: 'keys' }
   | { screen: 'server'; connectionId: string; profileId: string }
   | { screen: 'viewer'; connectionId: string; profileId: string; display: number; renderGpu?: number; /** A window spanning every monitor (viewerLink.ts). */ span?: true }
-  | { screen: 'tunnel'; connectionId: string; profileId: string; tunnelId: string }
+  | { screen: 'tunnel'; connectionId: string; profileId: string; tunnelId: string; /** The desktop's password for a native viewer, as tunnels.open gave it (memory only). */ password?: string }
   | { screen: 'cluster'; connectionId: string; profileId: string }
   | { screen: 'job'; connectionId: string; profileId: string; jobId: string };
 

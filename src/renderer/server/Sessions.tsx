@@ -51,7 +51,7 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
     setBusy(`tunnel-${display}`);
     try {
       const t = await api.invoke('tunnels.open', { connectionId, display });
-      go({ screen: 'tunnel', connectionId, profileId, tunnelId: t.id });
+      go({ screen: 'tunnel', connectionId, profileId, tunnelId: t.id, ...(t.oneTimePassword ? { password: t.oneTimePassword } : {}) });
     } catch (e) {
       setError(errorLine(e));
     } finally {

@@ -7,7 +7,7 @@ import { useErrorLine } from '../i18n/errors';
 import { useFormat } from '../i18n/useFormat';
 
 /** Tunnel-only mode: a loopback address for a native viewer, ready-made commands, extra forwards. */
-export function TunnelScreen({ connectionId, connection, tunnel: t }: { connectionId: string; connection?: ConnectionView; tunnel?: TunnelView }) {
+export function TunnelScreen({ connectionId, connection, tunnel: t, password }: { connectionId: string; connection?: ConnectionView; tunnel?: TunnelView; password?: string }) {
   const api = useApi();
   const go = useGo();
   const { t: tr } = useTranslation('viewer');
@@ -42,6 +42,12 @@ export function TunnelScreen({ connectionId, connection, tunnel: t }: { connecti
         <code data-testid="tunnel-address">{address}</code>
         <button onClick={() => copy('address', address)} aria-label={tr('tunnel.copyAddress')}>{copied === 'address' ? tr('tunnel.copied') : tr('tunnel.copy')}</button>
       </div>
+      {password && (
+        <div className="address">
+          <span>{tr('tunnel.password')}</span> <code data-testid="tunnel-password">{password}</code>
+          <button onClick={() => copy('password', password)} aria-label={tr('tunnel.copyPassword')}>{copied === 'password' ? tr('tunnel.copied') : tr('tunnel.copy')}</button>
+        </div>
+      )}
       <p className="muted">{tr('tunnel.clients', { count: t.clients })}{tr('tunnel.traffic', { in: fmt.bytes(t.bytesIn), out: fmt.bytes(t.bytesOut) })}</p>
       <h2>{tr('tunnel.commands')}</h2>
       <dl className="commands">

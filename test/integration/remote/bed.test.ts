@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
 import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection';
-import { probeServer, queryGpus } from '../../../src/core/remote/probe';
-import { endpointFromListing, killSession, listSessions, newOneTimePassword, quickEndpoint, sessionEndpoint, startSession } from '../../../src/core/remote/vncSessions';
+import { queryGpus } from '../../../src/core/remote/gpuFigures';
+import { probeServer } from '../../../src/core/remote/probe';
+import { displayEndpoint, killSession, listSessions, newOneTimePassword, startSession } from '../../../src/core/remote/vncSessions';
 import { shellCommand } from '../../../src/core/remote/shellQuote';
 import { applyPlan } from '../../../src/core/remote/planRunner';
 import type { SetupPlan } from '../../../src/core/remote/types';
@@ -209,7 +210,7 @@ describe('TurboVNC 3.3 sessions on the real bed', { timeout: 300_000 }, () => {
 
     const listed = (await listSessions(conn)).filter((x) => x.display === s.display);
     expect(listed).toEqual([expect.objectContaining({ flavor: 'turbovnc', pid: s.pid, port: null, unixPath: s.unixPath, localhostOnly: true })]);
-    expect(await sessionEndpoint(conn, s.display)).toEqual({ kind: 'unix', path: s.unixPath, flavor: 'turbovnc' });
+    expect(await displayEndpoint(conn, s.display)).toEqual({ kind: 'unix', path: s.unixPath, flavor: 'turbovnc', owner: { kind: 'mine' } });
 
     await killSession(conn, s.display);
     started.splice(started.indexOf(s.display), 1);
@@ -236,7 +237,7 @@ describe('TurboVNC 3.3 sessions on the real bed', { timeout: 300_000 }, () => {
     expect(s).toMatchObject({ flavor: 'turbovnc', port: 5900 + s.display, unixPath: null, localhostOnly: true });
     for (const a of s.listenAddresses) expect(['127.0.0.1', '::1']).toContain(a);
     expect(await vncAuthenticates(s.port!, s.password!)).toBe(true);
-    expect(await sessionEndpoint(conn, s.display)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: s.port, flavor: 'turbovnc' });
+    expect(await displayEndpoint(conn, s.display)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: s.port, flavor: 'turbovnc', owner: { kind: 'mine' } });
     await killSession(conn, s.display);
     started.splice(started.indexOf(s.display), 1);
   });
@@ -268,9 +269,9 @@ describe('TurboVNC 3.3 sessions on the real bed', { timeout: 300_000 }, () => {
     expect(list.filter((x) => x.display === t.display)).toEqual([expect.objectContaining({ flavor: 'turbovnc', pid: t.pid, unixPath: t.unixPath })]);
     expect(list.filter((x) => x.display === g.display)).toEqual([expect.objectContaining({ flavor: 'tigervnc', pid: g.pid, port: 5900 + g.display, unixPath: null })]);
     // The viewer's quick look at one display (its pid file, process and listeners) says what the whole listing says.
-    expect(await quickEndpoint(conn, t.display)).toEqual({ kind: 'unix', path: t.unixPath, flavor: 'turbovnc' });
-    expect(await quickEndpoint(conn, g.display)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 5900 + g.display, flavor: 'tigervnc' });
-    for (const d of [t.display, g.display]) expect(await quickEndpoint(conn, d)).toEqual(await endpointFromListing(conn, d));
+    expect(await displayEndpoint(conn, t.display)).toEqual({ kind: 'unix', path: t.unixPath, flavor: 'turbovnc', owner: { kind: 'mine' } });
+    expect(await displayEndpoint(conn, g.display)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 5900 + g.display, flavor: 'tigervnc', owner: { kind: 'mine' } });
+    for (const d of [t.display, g.display]) expect(await displayEndpoint(conn, d)).toEqual(await displayEndpoint(conn, d, { fullListing: true }));
     const r = await probeServer(conn);
     expect(r.sessions.filter((x) => x.display === t.display || x.display === g.display).map((x) => [x.display, x.flavor])).toEqual(
       [[t.display, 'turbovnc'], [g.display, 'tigervnc']].sort((a, b) => (a[0] as number) - (b[0] as number)),
@@ -301,12 +302,13 @@ describe('TurboVNC 3.3 sessions on the real bed', { timeout: 300_000 }, () => {
       expect(s.display).not.toBe(d);
       // A pid file whose process is another account's (here root's sleep), then one whose process is
       // gone, is no session, for the viewer's quick look as for the whole listing.
-      expect(await quickEndpoint(conn, d)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 5900 + d, flavor: null });
-      expect(await endpointFromListing(conn, d)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 5900 + d, flavor: null });
+      // Nothing listens on its port either: no desktop there at all.
+      expect(await displayEndpoint(conn, d)).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 5900 + d, flavor: null, owner: { kind: 'none' } });
+      expect(await displayEndpoint(conn, d, { fullListing: true })).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 5900 + d, flavor: null, owner: { kind: 'none' } });
       const gone = spawn('true');
       await new Promise((r) => gone.once('exit', r));
       fs.writeFileSync(pidFile, `${gone.pid}\n`);
-      expect(await quickEndpoint(conn, d)).toEqual(await endpointFromListing(conn, d));
+      expect(await displayEndpoint(conn, d)).toEqual(await displayEndpoint(conn, d, { fullListing: true }));
     } finally {
       fs.rmSync(pidFile, { force: true });
       stopping.kill('SIGKILL');

@@ -1,5 +1,9 @@
 import { GpuDeskError, registerSecret } from '../../errors';
-import { openJobTunnel, runningDesktopJob, type JobTunnel } from '../../cluster/jobTunnel';
+import { runningDesktopJob } from '../../cluster/jobTunnel';
+import type { JobDesktopLink } from '../../cluster/connect';
+import { desktopPassword, openDesktopTunnel, type DesktopTunnel, type DesktopTunnelOptions } from '../../tunnels/desktopTunnel';
+import type { TunnelManager } from '../../tunnels/tunnelManager';
+import type { DesktopEndpoints } from '../desktopEndpoints';
 import type { Emit, HandlersOf, ParsedInput } from '../../../shared/contract';
 import type { SavedTunnelView, TunnelView } from '../../../shared/models';
 import type { RemoteOps } from '../remoteOps';
@@ -7,13 +11,15 @@ import { viewerCommands } from '../tunnelInfo';
 import type { LiveConnection } from './connections';
 import type { HttpChecks } from './httpChecks';
 
-type OpenJobTunnel = JobTunnel & { jobId: string; release: () => void };
+type OpenJobTunnel = { link: JobDesktopLink; tunnels: TunnelManager; info: { id: string }; jobId: string; release: () => void };
 
 interface TunnelState {
   /** Display tunnel id → the forwards opened with it. */
   forwardTunnels: Map<string, string[]>;
   /** Tunnel-only mode to a job's desktop (tunnel id → it), each over its own link to the node. */
   jobTunnels: Map<string, OpenJobTunnel>;
+  /** Display tunnel id → the redaction of the password shown with it, dropped when it closes. */
+  passwords: Map<string, () => void>;
 }
 
 export interface TunnelsDeps {
@@ -28,6 +34,8 @@ export interface TunnelsDeps {
   openForwards(connectionId: string): Promise<unknown>;
   /** Whether each forward speaks HTTP (one cache for the app, cleared with its connection). */
   http: HttpChecks;
+  /** TigerVNC desktops' passwords, for those this app started. */
+  desktops: Pick<DesktopEndpoints, 'sessionPassword'>;
 }
 
 /** tunnels.*: tunnel-only mode, a display (or a job's desktop) on a local port with its forwards. */
@@ -52,6 +60,8 @@ export class Tunnels {
             await c.tunnels.close(fid);
           }
           s.forwardTunnels.delete(tunnelId);
+          s.passwords.get(tunnelId)?.();
+          s.passwords.delete(tunnelId);
           await c.tunnels.close(tunnelId);
         }
         this.deps.emit('tunnels.changed', await this.views());
@@ -64,6 +74,7 @@ export class Tunnels {
   async forget(connectionId: string): Promise<void> {
     const s = this.state.get(connectionId);
     this.state.delete(connectionId);
+    for (const release of s?.passwords.values() ?? []) release();
     for (const [tid, jt] of [...(s?.jobTunnels ?? [])]) await this.closeJobTunnel(s!, tid, jt);
   }
 
@@ -88,29 +99,42 @@ export class Tunnels {
   private of(connectionId: string): TunnelState {
     let s = this.state.get(connectionId);
     if (!s) {
-      s = { forwardTunnels: new Map(), jobTunnels: new Map() };
+      s = { forwardTunnels: new Map(), jobTunnels: new Map(), passwords: new Map() };
       this.state.set(connectionId, s);
     }
     return s;
   }
 
-  private async open({ connectionId, display, localPort, forwards }: ParsedInput<'tunnels.open'>): Promise<TunnelView> {
+  /** The one tunnel-only sequence (desktopTunnel.ts), with this app's view of the server. */
+  private desktopTunnel(c: LiveConnection, target: { display: number } | { jobId: string }, localPort?: number): Promise<DesktopTunnel> {
+    return openDesktopTunnel(c.conn, c.tunnels, target, { localPort, ...this.desktopOptions(c) });
+  }
+
+  private desktopOptions(c: LiveConnection): DesktopTunnelOptions {
+    return { destination: c.profile.name, loginOptions: c.options, remote: this.deps.remote, sessionPassword: (d) => this.deps.desktops.sessionPassword(c.id, d) };
+  }
+
+  private async open({ connectionId, display, localPort, forwards }: ParsedInput<'tunnels.open'>): Promise<SavedTunnelView> {
     const c = this.deps.connections.ready(connectionId);
-    const at = await this.deps.remote.endpoint(c.conn, display);
-    const info = await c.tunnels.openDisplay(display, { localPort, ...(at.kind === 'unix' ? { remoteSocket: at.path } : { remoteHost: at.host }) });
+    const desk = await this.desktopTunnel(c, { display }, localPort);
+    const { info } = desk;
     const fids: string[] = [];
     try {
       for (const f of forwards ?? c.profile.forwards) fids.push((await c.tunnels.openForward({ localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort })).id);
     } catch (e) {
       for (const fid of fids) await c.tunnels.close(fid);
       await c.tunnels.close(info.id);
+      desk.release();
       throw e;
     }
-    this.of(connectionId).forwardTunnels.set(info.id, fids);
+    const s = this.of(connectionId);
+    s.forwardTunnels.set(info.id, fids);
+    // Shown to the person for their viewer (as TurboVNC's session manager does); kept out of logs while the tunnel is open.
+    s.passwords.set(info.id, desk.release);
     this.checkHttp(c, fids);
     const views = await this.views();
     this.deps.emit('tunnels.changed', views);
-    return views.find((v) => v.id === info.id)!;
+    return { ...views.find((v) => v.id === info.id)!, ...(desk.password ? { oneTimePassword: desk.password } : {}) };
   }
 
   /**
@@ -128,7 +152,16 @@ export class Tunnels {
       display = sessions[0].display;
     }
     const existing = (await this.views()).find((t) => t.connectionId === c.id && t.display === display);
-    if (existing) return existing;
+    if (existing) {
+      // Open already: a fresh password for this viewer, released with the tunnel.
+      const pw = await desktopPassword(c.conn, display, this.desktopOptions(c));
+      if (!pw.password) return existing;
+      const release = registerSecret(pw.password);
+      const s = this.of(c.id);
+      const before = s.passwords.get(existing.id);
+      s.passwords.set(existing.id, () => { before?.(); release(); });
+      return { ...existing, oneTimePassword: pw.password };
+    }
     return this.open({ connectionId: c.id, display, forwards: [] }).then(async (t) => {
       if (c.profile.forwards.length) await this.deps.openForwards(c.id);
       return t;
@@ -140,22 +173,28 @@ export class Tunnels {
     const job = await runningDesktopJob(c.conn, c.profile.name, jobId);
     const s = this.of(c.id);
     let tid = [...s.jobTunnels].find(([, jt]) => jt.jobId === job.jobId)?.[0];
+    let otp: string;
+    let release: () => void;
     if (!tid) {
-      const jt = await openJobTunnel(c.conn, c.options, job.jobId);
-      tid = jt.info.id;
-      s.jobTunnels.set(tid, { ...jt, jobId: job.jobId, release: () => {} });
+      const desk = await this.desktopTunnel(c, { jobId: job.jobId });
+      tid = desk.info.id;
+      s.jobTunnels.set(tid, { link: desk.link!, tunnels: desk.tunnels, info: desk.info, jobId: job.jobId, release: () => {} });
       s.forwardTunnels.set(tid, []);
+      otp = desk.password!;
+      release = desk.release;
+    } else {
+      // The tunnel is open already: another one-time password for another viewer.
+      const jt = s.jobTunnels.get(tid)!;
+      try {
+        otp = await jt.link.oneTimePassword();
+      } catch (e) {
+        await this.closeJobTunnel(s, tid, jt);
+        throw e;
+      }
+      release = registerSecret(otp);
     }
     const jt = s.jobTunnels.get(tid)!;
-    let otp: string;
-    try {
-      otp = await jt.link.oneTimePassword();
-    } catch (e) {
-      await this.closeJobTunnel(s, tid, jt);
-      throw e;
-    }
     // Shown to the person for their viewer; kept out of logs and errors while the tunnel is open.
-    const release = registerSecret(otp);
     const before = jt.release;
     jt.release = () => { before(); release(); };
     const views = await this.views();
@@ -167,7 +206,8 @@ export class Tunnels {
     s.jobTunnels.delete(tunnelId);
     s.forwardTunnels.delete(tunnelId);
     jt.release();
-    await jt.close();
+    await jt.tunnels.closeAll();
+    await jt.link.close().catch(() => {});
   }
 
   private async views(): Promise<TunnelView[]> {

@@ -5,14 +5,14 @@ import type { ChannelHub } from '../../vnc/channelHub';
 import type { ChannelCounters } from '../../vnc/pipe';
 import { openSpeakingFirst, RFB_38_CLIENT_VERSION } from '../../vnc/rfbEarly';
 import type { SessionEndpoint } from '../../remote/vncSessions';
+import type { DesktopEndpoints } from '../desktopEndpoints';
 import type { HandlersOf } from '../../../shared/contract';
 import type { ViewerTicket } from '../../../shared/models';
 import type { RemoteOps } from '../remoteOps';
 import { VideoStreams, type VideoEncoderChoice, type VideoTarget } from './videoStreams';
 import type { VideoStreamSession } from '../../video/videoStream';
 import type { LiveConnection } from './connections';
-import type { SessionsOfServer } from './servers';
-import { gpuSource } from '../gpuSource';
+import { desktopMachine, gpuSource } from '../gpuSource';
 import { gpuFiguresView } from '../views';
 import { queryGpuFigures } from '../../remote/gpuFigures';
 
@@ -47,17 +47,16 @@ export interface ViewersDeps {
   jobNode(jobId: string): SshConnection | null | undefined;
   /** Which H.264 encoder a machine has (the probe's video section). */
   encoders(session: VideoStreamSession): Promise<VideoEncoderChoice>;
-  sessions: SessionsOfServer;
+  /** Where each desktop is, and its password. */
+  desktops: DesktopEndpoints;
   /** The node connection of a job's desktop goes with its viewer. */
   closeJobLink(jobId: string): void;
   log(line: string): void;
 }
 
-/** viewer.*: tickets for the window's viewer, where each desktop was last found, and when its password may go out. */
+/** viewer.*: tickets for the window's viewer, and when its password may go out. */
 export class Viewers {
   private readonly viewers = new Map<string, Viewer>();
-  /** "profileId:display" → where that desktop was last found (memory only; see open). */
-  private readonly endpoints = new Map<string, SessionEndpoint>();
 
   /** Video mode's streams, one per viewer at most (viewer.videoStart / viewer.videoStop). */
   private readonly video: VideoStreams;
@@ -89,10 +88,17 @@ export class Viewers {
     };
   }
 
-  /** What a viewer looks at: the connection its stream goes through, the display, and the job for a job's desktop. */
-  viewerTarget(viewerId: string): { conn: SshConnection; display: number; jobId?: string } {
+  /** Where clipboard images go: the machine that runs the viewer's desktop, which must be one this app has a shell on. */
+  imageTarget(viewerId: string): { conn: SshConnection; display: number } {
     const v = this.viewer(viewerId);
-    return { conn: this.deps.ready(v.connectionId).conn, display: v.display, ...(v.jobId ? { jobId: v.jobId } : {}) };
+    const m = this.machineOf(v);
+    // Images go through the server connection's shell only so far, and a job's desktop runs on a compute node (text still goes through RFB).
+    if (m.kind !== 'server') throw new GpuDeskError('BAD_ARGUMENT', "Images cannot be copied to or from a cluster job's desktop yet", 'copy text instead, or save the image as a file and drop it on the viewer');
+    return { conn: m.session, display: v.display };
+  }
+
+  private machineOf(v: Viewer) {
+    return desktopMachine(v, { connection: (id) => this.deps.ready(id).conn, jobNode: (j) => this.deps.jobNode(j) });
   }
 
   adopt(v: AdoptedViewer): void {
@@ -102,13 +108,10 @@ export class Viewers {
   /** Where a viewer's video encoder runs: the server itself, or a job's compute node. */
   private videoTarget(viewerId: string): VideoTarget {
     const v = this.viewer(viewerId);
-    if (v.jobId) {
-      const node = this.deps.jobNode(v.jobId);
-      return node
-        ? { session: node, display: v.display, machine: `job:${v.jobId}` }
-        : { session: null, display: v.display, machine: `job:${v.jobId}`, whyNot: 'the job\'s desktop is reached through a login-node forward, with no shell on its node' };
-    }
-    return { session: this.deps.ready(v.connectionId).conn, display: v.display, machine: v.connectionId };
+    const m = this.machineOf(v);
+    return m.session
+      ? { session: m.session, display: v.display, machine: m.machine }
+      : { session: null, display: v.display, machine: m.machine, whyNot: 'the job\'s desktop is reached through a login-node forward, with no shell on its node' };
   }
 
   close(viewerId: string): void {
@@ -134,10 +137,6 @@ export class Viewers {
     this.video.forgetMachine(connectionId);
   }
 
-  forgetEndpoint(profileId: string, display: number): void {
-    this.endpoints.delete(`${profileId}:${display}`);
-  }
-
   private viewer(viewerId: string): Viewer {
     const v = this.viewers.get(viewerId);
     if (!v) throw new GpuDeskError('BAD_ARGUMENT', 'That viewer is closed', 'open the session again');
@@ -147,23 +146,13 @@ export class Viewers {
   private async open(connectionId: string, display: number): Promise<ViewerTicket> {
     const l = this.deps.ready(connectionId);
     const { conn } = l;
-    const sessions = this.deps.sessions;
-    const key = `${l.profile.id}:${display}`;
-    // What the server page just listed is what the person clicked: no second look-up then.
-    const listed = sessions.freshEndpoint(connectionId, display);
-    // Else where this profile's display was found last time (a reconnect, Connect again): used at once
-    // and looked up again beside the connection; a different answer closes this viewer, whose retry
-    // then goes where the server now says.
-    const remembered = listed ? null : (this.endpoints.get(key) ?? null);
-    const at = listed ?? remembered ?? (await this.deps.remote.endpoint(conn, display));
-    this.endpoints.set(key, at);
-    const flavor = at.flavor ?? sessions.flavor(connectionId);
+    const desktops = this.deps.desktops;
+    // Refuses a display that is not this account's desktop (another account may listen there).
+    const found = await desktops.locate({ connectionId, profileId: l.profile.id, label: l.label, conn }, display);
+    const { at } = found;
+    const flavor = at.flavor ?? desktops.flavor(connectionId);
     const reach = (e: SessionEndpoint): Promise<Duplex> => (e.kind === 'unix' ? conn.forwardOutUnix(e.path) : conn.forwardOut(e.host, e.port));
-    // A remembered endpoint is looked up again at once (`confirmed` below); one look-up serves both uses.
-    let again: Promise<SessionEndpoint> | null = null;
-    const lookUpAgain = () => (again ??= this.deps.remote.endpoint(conn, display));
-    // Should the listed or remembered session be gone by the time the stream opens, the display is looked up again.
-    const openRaw = listed || remembered ? () => reach(at).catch(async () => reach(await lookUpAgain())) : () => reach(at);
+    const openRaw = () => found.open(reach);
     // A known TurboVNC session: the viewer's version goes first (rfbEarly.ts: TurboVNC waits 100 ms otherwise).
     const speakFirst = at.flavor === 'turbovnc';
     // The stream opens while the one-time password is fetched and the page is told where to connect.
@@ -172,23 +161,18 @@ export class Viewers {
     // (another user's, even) taken its port. No password goes out until the look-up beside the
     // connection says the endpoint is still this display's session; a moved one closes the viewer
     // first, so its password is never handed to what now listens there.
-    const confirmed = remembered
-      ? lookUpAgain().then((now) => {
-        this.endpoints.set(key, now);
-        if (sameEndpoint(now, remembered)) return 'same' as const;
-        if (this.viewers.has(ticket.id)) {
-          this.deps.log(`[${l.profile.name}] display :${display} has moved; reconnecting its viewer`);
-          this.close(ticket.id);
-        }
-        return 'moved' as const;
-      }, () => 'unknown' as const)
-      : null;
+    const confirmed = found.confirmed?.then((c) => {
+      if (c === 'moved' && this.viewers.has(ticket.id)) {
+        this.deps.log(`[${l.profile.name}] display :${display} has moved; reconnecting its viewer`);
+        this.close(ticket.id);
+      }
+      return c;
+    }) ?? null;
     const gated = (p: Promise<string | null>): Promise<string | null> => {
       if (!confirmed) return p;
       const out = Promise.all([p, confirmed]).then(([v, c]) => {
         if (c === 'moved') throw new GpuDeskError('BAD_ARGUMENT', `That viewer is closed: display :${display} has moved`, 'The viewer reconnects to where the server now says');
-        // The server could not say where the display is: the person is asked instead.
-        return c === 'same' ? v : null;
+        return v;
       });
       out.catch(() => {});
       return out;
@@ -196,9 +180,9 @@ export class Viewers {
     // A TurboVNC session we did not start, or whose one-time password is spent (every reconnect of the
     // viewer opens it again), gets a fresh one. The ticket does not wait for it: the page connects and
     // asks for it (viewer.password) when the server wants it, so the fetch overlaps the handshake.
-    const later = flavor === 'turbovnc' && !sessions.hasPassword(connectionId, display) ? heldSecret(this.deps.remote.oneTimePassword(conn, display).catch(() => null)) : null;
+    const later = flavor === 'turbovnc' && !desktops.hasPassword(connectionId, display) ? heldSecret(this.deps.remote.oneTimePassword(conn, display).catch(() => null)) : null;
     const remotePort = at.kind === 'tcp' ? at.port : null;
-    const pw = later ? null : sessions.takePassword(connectionId, display);
+    const pw = later ? null : desktops.takePassword(connectionId, display);
     // A stored password for a remembered endpoint waits for the check too (asked for like a late OTP).
     const password = later ? gated(later.value) : pw && confirmed ? gated(Promise.resolve(pw.password)) : null;
     this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters, release: later?.release ?? (pw?.once ? pw.release : () => {}), ...(password ? { password } : {}) });
@@ -227,8 +211,4 @@ function heldSecret(p: Promise<string | null>): { value: Promise<string | null>;
     return released ? null : v;
   });
   return { value, release: () => { released = true; drop?.(); drop = null; } };
-}
-
-function sameEndpoint(a: SessionEndpoint, b: SessionEndpoint): boolean {
-  return a.flavor === b.flavor && (a.kind === 'unix' ? b.kind === 'unix' && a.path === b.path : b.kind === 'tcp' && a.host === b.host && a.port === b.port);
 }

@@ -1,6 +1,7 @@
-import { GpuDeskError } from '../../errors';
+import { GpuDeskError, registerSecret } from '../../errors';
 import { sessionLine } from '../../remote/reportText';
-import { killSession, listSessions, startSession } from '../../remote/vncSessions';
+import { killSession, listSessions, newOneTimePassword, startSession } from '../../remote/vncSessions';
+import { displayNumber } from '../../tunnels/forwardSpec';
 import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
@@ -8,7 +9,7 @@ import { sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOption
 import { connectFor, destinationOf, remoteOptRoot } from './probe';
 
 const help = [
-  'Usage: gpu-desk sessions <destination> list|start|kill [N] [options]',
+  'Usage: gpu-desk sessions <destination> list|start|otp|kill [N] [options]',
   '',
   'VNC sessions of your account on the server (TurboVNC or TigerVNC).',
   '',
@@ -17,6 +18,8 @@ const help = [
   '  start [N]                a new session on display N (default: the next free one), always bound to',
   '                           localhost; prints its password for this connection (TurboVNC: a one-time',
   '                           password; TigerVNC: a random password for this session only)',
+  '  otp N                    a fresh one-time password for TurboVNC session :N (one connection), for a',
+  '                           viewer through gpu-desk tunnel',
   '  kill N                   stop session :N',
   '',
   'Options:',
@@ -30,13 +33,8 @@ const help = [
   ...sshOptionHelp,
 ].join('\n');
 
-function displayArg(v: string | undefined, what: string): number | undefined {
-  if (v === undefined) return undefined;
-  const d = v.replace(/^:/, '');
-  if (!/^\d+$/.test(d) || Number(d) > 99) {
-    throw new GpuDeskError('DISPLAY_OUT_OF_RANGE', `${what} "${v}" is not a display number`, 'use a number from 0 to 99 (port 5900+N)');
-  }
-  return Number(d);
+function displayArg(v: string | undefined): number | undefined {
+  return v === undefined ? undefined : displayNumber(v);
 }
 
 async function run(args: string[], io: CliIo): Promise<number> {
@@ -55,10 +53,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   const destination = destinationOf(positionals, 'sessions');
   const action = positionals[1] ?? 'list';
-  if (!['list', 'start', 'kill'].includes(action)) throw new UsageError(`Unknown action "${action}": use list, start or kill`, 'sessions');
+  if (!['list', 'start', 'otp', 'kill'].includes(action)) throw new UsageError(`Unknown action "${action}": use list, start, otp or kill`, 'sessions');
   if (positionals.length > 3) throw new UsageError(`Too many arguments: ${positionals.slice(3).join(' ')}`, 'sessions');
-  const n = displayArg(positionals[2], 'Display');
-  if (action === 'kill' && n === undefined) throw new UsageError('kill needs the display number, e.g. "kill 1"', 'sessions');
+  const n = displayArg(positionals[2]);
+  if ((action === 'kill' || action === 'otp') && n === undefined) throw new UsageError(`${action} needs the display number, e.g. "${action} 1"`, 'sessions');
   if (action === 'list' && n !== undefined) throw new UsageError('list takes no display number', 'sessions');
   const json = !!values.json;
   const optRoot = remoteOptRoot(io);
@@ -72,6 +70,21 @@ async function run(args: string[], io: CliIo): Promise<number> {
       if (json) writeLine(io.stdout, jsonText(list));
       else if (list.length === 0) writeLine(io.stdout, 'No VNC sessions are running for this account.');
       else for (const s of list) writeLine(io.stdout, sessionLine(s));
+      return 0;
+    }
+    if (action === 'otp') {
+      const found = (await listSessions(conn, { optRoot })).find((x) => x.display === n);
+      if (!found) throw new GpuDeskError('VNC_SESSION_FAILED', `No VNC session :${n} is running for this account`, `list them with gpu-desk sessions ${destination} list`);
+      if (found.flavor !== 'turbovnc') throw new GpuDeskError('VNC_SESSION_FAILED', `Session :${n} is a TigerVNC desktop, which has no one-time passwords`, 'give the password it was started with (gpu-desk sessions start printed it)');
+      const otp = await newOneTimePassword(conn, n!, { optRoot });
+      // Printed for the person on purpose; kept out of any error line meanwhile.
+      const release = registerSecret(otp);
+      try {
+        if (json) writeLine(io.stdout, jsonText({ display: n, password: otp, passwordKind: 'otp' }));
+        else writeLine(io.stdout, `One-time password for :${n} (valid for one connection): ${otp}`);
+      } finally {
+        release();
+      }
       return 0;
     }
     if (action === 'kill') {

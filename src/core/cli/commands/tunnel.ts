@@ -1,14 +1,15 @@
 import type { JobDesktopLink } from '../../cluster/connect';
-import { openJobTunnel, runningDesktopJob } from '../../cluster/jobTunnel';
+import { runningDesktopJob } from '../../cluster/jobTunnel';
 import { describeStatus, formatTimeLeft, JobWatcher } from '../../cluster/lifecycle';
 import type { JobStatus } from '../../cluster/types';
-import { GpuDeskError, registerSecret } from '../../errors';
+import { GpuDeskError } from '../../errors';
 import { connectSsh, type SshConnection } from '../../ssh/connection';
 import type { ConnectionStateEvent } from '../../ssh/types';
-import { displayToPort, parseForwardSpec, type ForwardSpec } from '../../tunnels/forwardSpec';
+import { displayNumber, parseForwardSpec, type ForwardSpec } from '../../tunnels/forwardSpec';
 import { TunnelManager } from '../../tunnels/tunnelManager';
 import { speaksHttp } from '../../tunnels/httpCheck';
-import { sessionEndpoint } from '../../remote/vncSessions';
+import { displayEndpoint, newOneTimePassword, ownerText } from '../../remote/vncSessions';
+import { openDesktopTunnel, type DesktopTunnel } from '../../tunnels/desktopTunnel';
 import type { TunnelInfo } from '../../tunnels/tunnel';
 import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
@@ -33,8 +34,14 @@ const help = [
   '                           login node\'s TCP forward, as the job was started; prints a one-time password.',
   '                           A cluster profile without --job: its one running desktop job',
   '  --local-port P           local port (default 5900+N when free, else any free port)',
+  '  --any-listener           forward display N even when it is not one of your desktops (another',
+  '                           account\'s listener there would see your keystrokes): prints whose it is',
   '  -L [127.0.0.1:]L:H:R     extra forward, e.g. -L 8888:localhost:8888 for Jupyter (repeatable)',
-  '  --json                   one JSON object per line on stdout (listening, reconnecting, ready, closed)',
+  '  --json                   one JSON object per line on stdout (listening, reconnecting, ready, closed,',
+  '                           open-failed); "listening" carries the viewer\'s password',
+  '',
+  'A desktop gpu-desk started asks for a password: a fresh one-time password (TurboVNC) is printed',
+  'beside the address; another one: gpu-desk sessions <destination> otp N.',
   ...sshOptionHelp,
   '',
   'Example:',
@@ -50,6 +57,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     display: { type: 'string', short: 'd' },
     job: { type: 'string' },
     'local-port': { type: 'string' },
+    'any-listener': { type: 'boolean' },
     L: { type: 'string', short: 'L', multiple: true },
     json: { type: 'boolean' },
   });
@@ -72,9 +80,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (values.job !== undefined || pickJob) {
     if (values.display !== undefined || forwards.length) throw new UsageError('--job takes neither --display nor -L: the job says where its desktop is', 'tunnel');
   } else if (values.display !== undefined) {
-    const d = String(values.display).replace(/^:/, '');
-    display = /^\d+$/.test(d) ? Number(d) : NaN;
-    displayToPort(display); // range check before any network work
+    display = displayNumber(String(values.display)); // checked before any network work
   } else if (!forwards.length) {
     throw new UsageError('--display N is required (or at least one -L forward, or a profile with a saved display)', 'tunnel');
   }
@@ -94,12 +100,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (io.env.GPU_DESK_RECONNECT_INITIAL_MS) opts.reconnect.initialDelayMs = Number(io.env.GPU_DESK_RECONNECT_INITIAL_MS);
   const conn: SshConnection = await connectSsh(opts);
   let link: JobDesktopLink | null = null;
-  let otp: string | null = null;
-  let releaseOtp = () => {};
+  let desk: DesktopTunnel | null = null;
   let watcher: JobWatcher | null = null;
   let tm = new TunnelManager(conn);
   const closeAll = async () => {
-    releaseOtp();
+    desk?.release();
     watcher?.stop();
     await tm.closeAll();
     await link?.close();
@@ -108,27 +113,27 @@ async function run(args: string[], io: CliIo): Promise<number> {
   let main: TunnelInfo | undefined;
   const extra: TunnelInfo[] = [];
   try {
-    if (values.job !== undefined || pickJob) {
-      const jobId = pickJob ? (await runningDesktopJob(conn, destination)).jobId : String(values.job);
-      const jt = await openJobTunnel(conn, opts, jobId, { localPort });
-      link = jt.link;
-      tm = jt.tunnels;
-      main = jt.info;
-      otp = await link.oneTimePassword();
-      // Printed for the user on purpose; kept out of any error or log line while the tunnel holds it.
-      releaseOtp = registerSecret(otp);
-      watcher = new JobWatcher(conn, jobId);
-    } else if (display !== undefined) {
-      // A session on a Unix socket (TurboVNC started by gpu-desk) has no TCP port to forward to. An
-      // account that may forward but not run commands still gets the conventional port.
-      const at = await sessionEndpoint(conn, display, { optRoot: remoteOptRoot(io) }).catch(() => null);
-      main = await tm.openDisplay(display, { localPort, ...(at?.kind === 'unix' ? { remoteSocket: at.path } : {}) });
+    const optRoot = remoteOptRoot(io);
+    const jobId = values.job !== undefined ? String(values.job) : pickJob ? (await runningDesktopJob(conn, destination)).jobId : undefined;
+    if (jobId !== undefined || display !== undefined) {
+      desk = await openDesktopTunnel(conn, tm, jobId !== undefined ? { jobId } : { display: display! }, {
+        localPort, destination, loginOptions: opts, anyListener: !!values['any-listener'],
+        remote: { endpoint: (s, d) => displayEndpoint(s, d, { optRoot }), oneTimePassword: (s, d) => newOneTimePassword(s, d, { optRoot }) },
+      });
+      ({ link, tunnels: tm, info: main } = desk);
+      if (jobId !== undefined) watcher = new JobWatcher(conn, jobId);
     }
     for (const f of forwards) extra.push(await tm.openForward(f));
   } catch (e) {
     await closeAll();
     throw e;
   }
+  // A viewer whose forward the server would not open is closed at once (Tunnel does): say why, as ssh -L does.
+  tm.on('forward-error', ({ error }: { error: Error }) => {
+    emit({ event: 'open-failed', reason: error.message });
+    if (!json) writeLine(io.stderr, `channel: open failed: ${error.message}`);
+  });
+  const otp = desk?.password ?? null;
 
   const announce = async () => {
     const fwd = extra.map((t) => ({ local: `127.0.0.1:${t.localPort}`, remote: `${t.remoteHost}:${t.remotePort}` }));
@@ -136,7 +141,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
       emit({ event: 'listening', local: `127.0.0.1:${main.localPort}`, job: link.info.jobId, node: link.info.node, display: main.display, mode: link.mode, why: link.why, otp });
     } else if (main) {
       const remote = main.remoteSocket ? { remote: main.remoteSocket, remoteSocket: main.remoteSocket } : { remote: `${main.remoteHost}:${main.remotePort}` };
-      emit({ event: 'listening', local: `127.0.0.1:${main.localPort}`, ...remote, display: main.display, ...(fwd.length ? { forwards: fwd } : {}) });
+      const owner = desk?.owner && desk.owner.kind !== 'mine' ? { owner: ownerText(desk.owner) } : {};
+      emit({ event: 'listening', local: `127.0.0.1:${main.localPort}`, ...remote, display: main.display, password: otp, passwordKind: desk?.passwordKind ?? null, ...owner, ...(fwd.length ? { forwards: fwd } : {}) });
     } else {
       emit({ event: 'listening', forwards: fwd });
     }
@@ -147,8 +153,16 @@ async function run(args: string[], io: CliIo): Promise<number> {
       human(`  Another password: gpu-desk jobs ${destination} otp ${link.info.jobId}`);
     } else if (main) {
       const via = main.remoteSocket ? ` (the session's socket ${main.remoteSocket} on the server)` : '';
+      if (desk?.owner && desk.owner.kind !== 'mine') human(`Display :${main.display} is not one of your desktops: ${ownerText(desk.owner)} listens there.`);
       human(`Display :${main.display} is on 127.0.0.1:${main.localPort}${via}. Point a VNC viewer at it:`);
       human(`  vncviewer 127.0.0.1::${main.localPort}        (TigerVNC / TurboVNC; RealVNC: 127.0.0.1:${main.localPort})`);
+      if (otp && desk?.passwordKind === 'otp') {
+        human(`  One-time password (one connection): ${otp}    another: gpu-desk sessions ${destination} otp ${main.display}`);
+      } else if (otp) {
+        human(`  Password for this desktop: ${otp}`);
+      } else if (desk?.passwordNote && desk.owner?.kind === 'mine') {
+        human(`  No password given: ${desk.passwordNote}`);
+      }
     }
     // Asked through each forward, as the app asks: a web service on any port gets its address.
     const web = json ? extra.map(() => false) : await Promise.all(extra.map((t) => speaksHttp(t.localPort, HTTP_CHECK_MS)));

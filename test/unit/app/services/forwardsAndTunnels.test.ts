@@ -30,9 +30,9 @@ function wire() {
   const connections = new FakeConnections();
   const checks = new HttpChecks();
   // The display's endpoint: the fake "VNC server" above.
-  const remote = { endpoint: async () => ({ kind: 'tcp', host: '127.0.0.1', port: vncPort, flavor: null }) } as unknown as RemoteOps;
+  const remote = { endpoint: async () => ({ kind: 'tcp', host: '127.0.0.1', port: vncPort, flavor: null, owner: { kind: 'mine' } }) } as unknown as RemoteOps;
   const forwards = new Forwards({ emit, connections, http: checks });
-  const tunnels = new Tunnels({ remote, emit, connections, http: checks, openForwards: (id) => forwards.open(id) });
+  const tunnels = new Tunnels({ remote, emit, connections, http: checks, desktops: { sessionPassword: () => null }, openForwards: (id) => forwards.open(id) });
   // As createAppCore wires them.
   connections.onClose((c) => tunnels.forget(c.id));
   connections.onClose((c) => forwards.forget(c.id));

@@ -16,6 +16,7 @@ import { JobRecords } from '../../../../src/core/app/jobRecords';
 import { Keys } from '../../../../src/core/app/services/keys';
 import { Profiles } from '../../../../src/core/app/services/profiles';
 import { Servers } from '../../../../src/core/app/services/servers';
+import { DesktopEndpoints } from '../../../../src/core/app/desktopEndpoints';
 import { appHandlers, settingsHandlers } from '../../../../src/core/app/services/settings';
 import { Tunnels } from '../../../../src/core/app/services/tunnels';
 import { Viewers } from '../../../../src/core/app/services/viewers';
@@ -84,17 +85,19 @@ function serversAndViewers() {
   const remote = {
     startSession: async (_s: unknown, o: { display?: number }) => ({ display: o.display ?? 3, port: 5903, unixPath: null, pid: 1, flavor: 'turbovnc', localhostOnly: true, password: 'started-session-otp-0123456789', passwordKind: 'otp' }),
     killSession: async () => {},
-    endpoint: async (_s: unknown, d: number) => ({ kind: 'tcp', host: '127.0.0.1', port: 5900 + d, flavor: 'turbovnc' }),
+    endpoint: async (_s: unknown, d: number) => ({ kind: 'tcp', host: '127.0.0.1', port: 5900 + d, flavor: 'turbovnc', owner: { kind: 'mine' } }),
     oneTimePassword: async (_s: unknown, d: number) => { otps.push(d); return `fresh-otp-for-display-${d}-abcdef`; },
   } as unknown as RemoteOps;
   const jobLinksClosed: string[] = [];
   const late = {} as { viewers: Viewers };
-  const servers = new Servers({ remote, emit: () => {}, ready: connections.ready, viewers: { closeDisplay: (c, d) => late.viewers.closeDisplay(c, d), forgetEndpoint: (p, d) => late.viewers.forgetEndpoint(p, d) } });
-  const viewers = new Viewers({ hub, channelBase: () => 'ws://127.0.0.1:9', remote, ready: connections.ready, rttMs: connections.rttMs, measureRtt: async (id) => connections.rttMs(id), jobNode: () => undefined, encoders: async () => ({ best: 'libx264' }), sessions: servers, log: () => {}, closeJobLink: (j) => void jobLinksClosed.push(j) });
+  const desktops = new DesktopEndpoints({ lookUp: (conn, d) => remote.endpoint(conn, d) });
+  const servers = new Servers({ remote, emit: () => {}, ready: connections.ready, desktops, closeDisplay: (c, d) => late.viewers.closeDisplay(c, d) });
+  const viewers = new Viewers({ hub, channelBase: () => 'ws://127.0.0.1:9', remote, ready: connections.ready, rttMs: connections.rttMs, measureRtt: async (id) => connections.rttMs(id), jobNode: () => undefined, encoders: async () => ({ best: 'libx264' }), desktops, log: () => {}, closeJobLink: (j) => void jobLinksClosed.push(j) });
   late.viewers = viewers;
   connections.onClose((c) => viewers.closeConnection(c.id));
   connections.onClose((c) => servers.forget(c.id));
-  return { connections, servers, viewers, s: servers.handlers(), v: viewers.handlers(), revoked, otps, jobLinksClosed };
+  connections.onClose((c) => desktops.forget(c.id));
+  return { connections, servers, viewers, desktops, s: servers.handlers(), v: viewers.handlers(), revoked, otps, jobLinksClosed };
 }
 
 describe('servers and viewers services (fake connection layer)', () => {
@@ -106,7 +109,7 @@ describe('servers and viewers services (fake connection layer)', () => {
     expect(redactSecrets('pw started-session-otp-0123456789')).toBe('pw [redacted]');
     const t1 = await w.v['viewer.open']({ connectionId: 'c1', display: 3 });
     expect(t1).toMatchObject({ viewerId: 'v1', url: 'ws://127.0.0.1:9/ch/v1', vncPassword: 'started-session-otp-0123456789', passwordLater: false, remotePort: 5903 });
-    expect(w.viewers.viewerTarget('v1')).toMatchObject({ display: 3, conn: w.connections.ready('c1').conn });
+    expect(w.viewers.imageTarget('v1')).toMatchObject({ display: 3, conn: w.connections.ready('c1').conn });
     expect(await w.v['viewer.stats']({ viewerId: 'v1' })).toMatchObject({ bytesIn: 1, bytesOut: 2, rttMs: 1 });
     // Spent: the next viewer gets a fresh one, fetched beside the ticket.
     const t2 = await w.v['viewer.open']({ connectionId: 'c1', display: 3 });
@@ -122,14 +125,14 @@ describe('servers and viewers services (fake connection layer)', () => {
     await w.v['viewer.open']({ connectionId: 'c1', display: 5 });
     await w.connections.close('c1');
     expect(w.revoked).toEqual(['v1', 'v2', 'v3']);
-    expect(w.servers.hasPassword('c1', 4)).toBe(false);
+    expect(w.desktops.hasPassword('c1', 4)).toBe(false);
   });
 
   it("a job's viewer closes its node link with it", () => {
     const w = serversAndViewers();
     w.connections.add('c2');
     w.viewers.adopt({ id: 'jv', connectionId: 'c2', display: 1, counters: { bytesIn: 0, bytesOut: 0, open: false }, release: () => {}, jobId: '4711' });
-    expect(w.viewers.viewerTarget('jv')).toMatchObject({ jobId: '4711', display: 1 });
+    expect(() => w.viewers.imageTarget('jv')).toThrow(/cluster job's desktop/);
     w.viewers.closeJob('4711');
     expect(w.jobLinksClosed).toEqual(['4711']);
     expect(w.revoked).toEqual(['jv']);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RemoteOps } from '../../../../src/core/app/remoteOps';
+import { DesktopEndpoints } from '../../../../src/core/app/desktopEndpoints';
 import { Servers } from '../../../../src/core/app/services/servers';
 import { ShownOnce } from '../../../../src/core/app/shownOnce';
 import { FakeConnections } from './fakeConnections';
@@ -19,7 +20,7 @@ describe('set-up runs only the plan the window was shown', () => {
       plan: async () => ({ distro: 'debian-12', backend: 'egl', steps: [{ id: `step-${++n}` }], notes: [] }),
       apply: async (_c: unknown, plan: unknown) => { applied.push(plan); return { ok: true, steps: [] }; },
     } as unknown as RemoteOps;
-    const s = new Servers({ remote, emit: () => {}, ready: connections.ready, viewers: { closeDisplay: () => {}, forgetEndpoint: () => {} } });
+    const s = new Servers({ remote, emit: () => {}, ready: connections.ready, desktops: new DesktopEndpoints({ lookUp: async () => { throw new Error('not asked'); } }), closeDisplay: () => {} });
     return { h: s.handlers(), applied, s };
   }
 

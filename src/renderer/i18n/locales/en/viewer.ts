@@ -155,6 +155,8 @@ export default {
     openViewer: 'Open in gpu-desk’s viewer',
     close: 'Close tunnel',
     intro: 'Point any VNC viewer at this address. It listens on this computer only (127.0.0.1); the traffic travels inside SSH.',
+    password: 'Password (a one-time password serves one connection; opening the tunnel again gives another):',
+    copyPassword: 'Copy the password',
     copyAddress: 'Copy the local address',
     copy: 'Copy',
     copied: 'Copied',

@@ -157,6 +157,8 @@ const zhCN: Catalogue<typeof en> = {
     openViewer: '在 gpu-desk 查看器中打开',
     close: '关闭隧道',
     intro: '用任意 VNC 查看器连接这个地址。它只在本机（127.0.0.1）上监听，流量在 SSH 中传输。',
+    password: '密码（一次性密码只能用于一次连接；再次打开隧道可获得新密码）：',
+    copyPassword: '复制密码',
     copyAddress: '复制本地地址',
     copy: '复制',
     copied: '已复制',
