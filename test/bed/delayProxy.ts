@@ -1,8 +1,10 @@
 import net from 'node:net';
 
 export interface DelayProxyOptions {
-  /** Port on 127.0.0.1 to forward to. */
+  /** Port on 127.0.0.1 (or targetHost) to forward to. */
   targetPort: number;
+  /** Default 127.0.0.1; a fresh server with no route out is at its end of a veth pair. */
+  targetHost?: string;
   /** Added to every chunk in each direction (a round trip gains 2 × delayMs). */
   delayMs: number;
   /** Optional cap per direction and connection, bytes per second. */
@@ -91,7 +93,7 @@ export async function startDelayProxy(opts: DelayProxyOptions): Promise<DelayPro
   };
 
   const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (client) => {
-    const upstream = net.connect({ host: '127.0.0.1', port: targetPort, noDelay: true, allowHalfOpen: true });
+    const upstream = net.connect({ host: opts.targetHost ?? '127.0.0.1', port: targetPort, noDelay: true, allowHalfOpen: true });
     sockets.add(client);
     sockets.add(upstream);
     const closeBoth = () => {

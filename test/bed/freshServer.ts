@@ -35,6 +35,8 @@ export interface FreshServer {
   sudo: boolean;
   /** The network namespace the sshd runs in (network: 'isolated'), else null. */
   netns: string | null;
+  /** This machine's end of the veth pair (network: 'isolated'): its counters are every byte the server sent or got. */
+  veth: string | null;
   port: number;
   user: string;
   /** The account's login and sudo password (random per server). */
@@ -336,7 +338,7 @@ export function listingChanges(before: Map<string, string>, after: Map<string, s
  * machine's end `outside`, both in a /30 of 10.213.x.y that nothing else here uses; the namespace has no
  * default route. Removed with the namespace (which takes its end of the pair, and so the pair, with it).
  */
-function makeIsolatedNetwork(): { name: string; inside: string; outside: string; remove(): void } {
+function makeIsolatedNetwork(): { name: string; inside: string; outside: string; hostIf: string; remove(): void } {
   const ip = (args: string[]) => execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   for (let attempt = 0; attempt < 20; attempt++) {
     const n = randomBytes(2).readUInt16BE(0) & 0x3fff; // 16384 /30 subnets in 10.213.0.0/16
@@ -365,7 +367,7 @@ function makeIsolatedNetwork(): { name: string; inside: string; outside: string;
       remove();
       throw new Error(`cannot make the isolated server's network namespace ${name}: ${(e as { stderr?: Buffer }).stderr?.toString().trim() ?? String(e)}`);
     }
-    return { name, inside: addr(2), outside: addr(1), remove };
+    return { name, inside: addr(2), outside: addr(1), hostIf, remove };
   }
   throw new Error('no free 10.213.x.y/30 subnet for the isolated server');
 }
@@ -479,6 +481,7 @@ export async function startFreshServer(opts: FreshServerOptions = {}): Promise<F
     host,
     sudo,
     netns: isolated?.name ?? null,
+    veth: isolated?.hostIf ?? null,
     port,
     user,
     password,

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FreshServer } from './freshServer';
 import { connectRfbViewer, type RfbViewer } from './rfbClient';
-import { differingPixels, serverScreen, type Rect } from './screen';
+import { colourCount, differingPixels, serverScreen, type Rect } from './screen';
 import { registerCleanup } from './util';
 
 export const GPU_DESK_BIN = path.resolve(__dirname, '../../bin/gpu-desk.cjs');
@@ -22,13 +22,14 @@ export interface DeskCli {
   tunnel(display: number): Promise<{ port: number; stop(): Promise<void> }>;
 }
 
-export function deskCli(server: FreshServer, home: string): DeskCli {
+/** `via`: reach the server through this 127.0.0.1 port instead (a shaped or counting link in front of its sshd), for every command and the tunnel. */
+export function deskCli(server: FreshServer, home: string, via?: { host: string; port: number }): DeskCli {
   const dest = (host: string, port: number) => [`${server.user}@${host}`, '-p', String(port), '-i', server.userKeyPath, '-F', 'none', '--no-agent', '--known-hosts', path.join(home, 'known_hosts'), '--accept-new-host-key'];
   const env = { ...process.env, GPU_DESK_HOME: home, HOME: home, SSH_AUTH_SOCK: '' };
   return {
     run: (args, opts = {}) => new Promise((resolve) => {
       const t0 = performance.now();
-      const p = spawn(process.execPath, [GPU_DESK_BIN, args[0], ...dest(opts.host ?? server.host, opts.port ?? server.port), ...args.slice(1)], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      const p = spawn(process.execPath, [GPU_DESK_BIN, args[0], ...dest(opts.host ?? via?.host ?? server.host, opts.port ?? via?.port ?? server.port), ...args.slice(1)], { env, stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       let partial = '';
@@ -44,7 +45,7 @@ export function deskCli(server: FreshServer, home: string): DeskCli {
       p.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr, ms: performance.now() - t0 }));
     }),
     tunnel: (display) => new Promise((resolve, reject) => {
-      const p: ChildProcess = spawn(process.execPath, [GPU_DESK_BIN, 'tunnel', ...dest(server.host, server.port), '--display', String(display), '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const p: ChildProcess = spawn(process.execPath, [GPU_DESK_BIN, 'tunnel', ...dest(via?.host ?? server.host, via?.port ?? server.port), '--display', String(display), '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       const stop = async () => {
         if (p.exitCode !== null || p.signalCode !== null) return;
         const gone = new Promise((r) => p.once('exit', r));
@@ -129,3 +130,131 @@ export async function viewerMatchesServer(viewer: RfbViewer, shot: () => Promise
 }
 
 export { connectRfbViewer };
+
+export interface Desktop3dResult {
+  session: { display: number; flavor: string; unixPath: string | null; port: number | null; localhostOnly: boolean; passwordKind: string };
+  /** The socket's mode bits on the server. */
+  socketMode: number;
+  /** The executables of the session's Xvnc processes (paths inside the server). */
+  xvncExe: string[];
+  /** PATH of the desktop's window manager (what a program started from the desktop inherits). */
+  desktopPath: string[];
+  /** The viewer's size from the server's ServerInit. */
+  viewerSize: { w: number; h: number };
+  /** glxspheres64's output (VGL_VERBOSE) and whether its process mapped the faker from `fakerDir`. */
+  spheresLog: string;
+  fakerMapped: string[];
+  /** Pixels the viewer showed unlike the server's own screenshot once both settled, with glxspheres' still frame: 0 means the same. */
+  spheresUnlike: number;
+  /** The screen with the spheres has more colours than the bare desktop (they drew something). */
+  coloursBare: number;
+  coloursSpheres: number;
+  /** The same for vkcube's frame (stopped so that it holds still), when asked for. */
+  vkcube?: { log: string; unlike: number };
+  /** Milliseconds from `sessions start` to: the session listed, the viewer's first update, the first 3D frame identical in the viewer. */
+  ms: { sessionStart: number; viewerConnected: number; firstFrame: number };
+  /** Bytes the viewer read through the tunnel. */
+  viewerBytes: number;
+}
+
+/**
+ * Starts a desktop with gpu-desk, views it through gpu-desk's tunnel with the Raw RFB viewer, runs
+ * glxspheres64 in it by its bare name under `vglrun -d egl` (as a user types it in the desktop's
+ * terminal, with the window manager's environment) and waits until the viewer holds exactly the
+ * server's own screenshot; optionally vkcube (a copy of this machine's, as the user's own program)
+ * the same way. Kills the session at the end. Returns what was seen, for the caller to judge; throws
+ * only where it cannot go on (naming what it waited for).
+ */
+export async function desktop3d(server: FreshServer, desk: DeskCli, opts: { geometry?: { w: number; h: number }; vkcube?: boolean; waitMs?: number } = {}): Promise<Desktop3dResult> {
+  const g = opts.geometry ?? { w: 800, h: 600 };
+  const waitMs = opts.waitMs ?? 120_000;
+  const t0 = performance.now();
+  const s = await desk.run(['sessions', 'start', '--geometry', `${g.w}x${g.h}`, '--json']);
+  if (s.code !== 0) throw new Error(`gpu-desk sessions start failed (${s.code}): ${s.stderr.trim()} ${s.stdout.trim()}`);
+  const info = JSON.parse(s.stdout) as Desktop3dResult['session'] & { password: string };
+  const tStarted = performance.now();
+  let killed = false;
+  const kill = async () => {
+    if (killed) return;
+    killed = true;
+    await desk.run(['sessions', 'kill', String(info.display)]);
+  };
+  registerCleanup(kill);
+  const cleanups: (() => void | Promise<void>)[] = [];
+  try {
+    const socketMode = info.unixPath ? fs.statSync(path.join(server.root, info.unixPath)).mode & 0o777 : -1;
+    const xvncExe = serverProcesses(server, 'Xvnc').filter((p) => p.argv[1] === `:${info.display}`).map((p) => p.exe.slice(server.root.length));
+    const wm = await waitUntil(`a window manager on :${info.display}`, () => desktopProcess(server, info.display, 'openbox'), waitMs);
+    const env = wm.env;
+    const desktopPath = (env.find((e) => e.startsWith('PATH=')) ?? 'PATH=').slice(5).split(':');
+    const xauth = xauthorityOnDesk(server, env);
+    const full = { x: 0, y: 0, ...g };
+    const shot = () => screenOf(server, info.display, full, xauth);
+
+    const tunnel = await desk.tunnel(info.display);
+    cleanups.push(() => tunnel.stop());
+    const viewer = await connectRfbViewer(tunnel.port, info.password);
+    cleanups.push(() => viewer.close());
+    const tViewer = performance.now();
+
+    const bare = await shot();
+    const log = `${server.home}/gd-spheres-${info.display}.log`;
+    const pid = Number(server.runAs([...env, 'VGL_VERBOSE=1'], `vglrun -d egl glxspheres64 -i -w 500x400 > ${log} 2>&1 & echo $!`).out.trim());
+    cleanups.push(() => { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } });
+    const readLog = (p: string) => { try { return fs.readFileSync(path.join(server.root, p), 'utf8'); } catch { return ''; } };
+    await waitUntil('glxspheres64 to say which renderer it uses', () => /OpenGL Renderer: /.test(readLog(log)), waitMs);
+    const fakerMapped = fs.readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n').map((l) => l.split(/\s+/)[5] ?? '').filter((f) => /libvglfaker/.test(f)).map((f) => f.replace(server.root, ''));
+    await waitUntil('the spheres on the server\'s screen', async () => differingPixels(await shot(), bare) > 0, waitMs);
+    const spheresUnlike = await viewerMatchesServer(viewer, shot, full, waitMs);
+    const tFrame = performance.now();
+    const withSpheres = await shot();
+    process.kill(pid, 'SIGKILL');
+
+    let vkcube: Desktop3dResult['vkcube'];
+    if (opts.vkcube) {
+      const prog = `${server.home}/vkcube`;
+      fs.copyFileSync('/usr/bin/vkcube', path.join(server.root, prog));
+      server.rootSh(`chown ${server.user}: ${prog}`);
+      const vkLog = `${server.home}/gd-vkcube-${info.display}.log`;
+      await waitUntil('the spheres\' window gone', async () => differingPixels(await shot(), bare) === 0, waitMs);
+      // stdbuf: vkcube names its device with printf, which a file would hold until it exits.
+      const vk = Number(server.runAs(env, `stdbuf -oL ${prog} --width 300 --height 300 > ${vkLog} 2>&1 & echo $!`).out.trim());
+      cleanups.push(() => { try { process.kill(vk, 'SIGKILL'); } catch { /* gone */ } });
+      await waitUntil('vkcube to name its device', () => /Selected GPU \d+: /.test(readLog(vkLog)), waitMs);
+      await waitUntil('the cube on the server\'s screen', async () => differingPixels(await shot(), bare) > 0, waitMs);
+      // Stopped, its last presented frame holds still: then the viewer must show exactly that.
+      process.kill(vk, 'SIGSTOP');
+      vkcube = { log: readLog(vkLog), unlike: await viewerMatchesServer(viewer, shot, full, waitMs) };
+      process.kill(vk, 'SIGKILL');
+    }
+    return {
+      session: info,
+      socketMode,
+      xvncExe,
+      desktopPath,
+      viewerSize: { w: viewer.width, h: viewer.height },
+      spheresLog: readLog(log),
+      fakerMapped,
+      spheresUnlike,
+      coloursBare: colourCount(bare),
+      coloursSpheres: colourCount(withSpheres),
+      vkcube,
+      ms: { sessionStart: tStarted - t0, viewerConnected: tViewer - t0, firstFrame: tFrame - t0 },
+      viewerBytes: viewer.bytesIn,
+    };
+  } finally {
+    for (const c of cleanups.reverse()) await c();
+    await kill();
+  }
+}
+
+/** Polls `get` (every 100 ms: spacing, not a wait for time) until it gives something; throws naming `what` after `timeoutMs`. */
+async function waitUntil<T>(what: string, get: () => T | null | false | Promise<T | null | false>, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`waited ${timeoutMs} ms for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
