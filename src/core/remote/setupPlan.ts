@@ -3,7 +3,7 @@ import { driverMajor, toXorgBusId } from './parsers';
 import { checkMirrorUrl, FETCH_FAILED, fetchVerifiedScript, verificationSource, verificationText, type UpstreamPackage } from './packageFetch';
 import { ensureLinesScript, linesPresentCheck } from './remoteFile';
 import { shellCommand, shellQuote } from './shellQuote';
-import { buildUserInstallPlan } from './userInstall';
+import { buildUserInstallPlan, USER_PLAN_NOTE_KEYS, USER_PLAN_STEP_KEYS } from './userInstall';
 import type { DistroKey, PlanStep, RenderBackend, ServerReport, SetupPlan } from './types';
 import type { TextKey } from '../../shared/models';
 
@@ -13,8 +13,8 @@ import type { TextKey } from '../../shared/models';
  */
 
 export interface PlanOptions {
-  /** Desktop to install when the server has none. Xfce is light and complete; openbox is minimal. */
-  windowManager?: 'xfce' | 'openbox';
+  /** Desktop to install when the server has none. Xfce is light and complete; openbox is minimal; none: a bare desktop. */
+  windowManager?: 'xfce' | 'openbox' | 'none';
   /** Virtual screen of the headless 3D X server (GLX back end only). */
   virtualScreen?: string;
   virtualglVersion?: string;
@@ -39,8 +39,8 @@ export interface PlanOptions {
  * The keys a plan's steps and notes carry for the app's `plan` namespace (the CLI prints the English
  * `title`/`why`/`notes`); a test holds both catalogues to these lists.
  */
-export const PLAN_STEP_KEYS = ['glLibraries', 'windowManagerXfce', 'windowManagerOpenbox', 'virtualgl', 'virtualglEgl', 'glxOldDriver', 'glxNoCard', 'vncServer', 'vncLocalhost', 'ffmpegDeb', 'ffmpegRhel', 'vulkanMesa', 'vulkanNvidiaUbuntu', 'vulkanNvidiaDebian', 'vulkanNvidiaRhel', 'xclip'] as const;
-export const PLAN_NOTE_KEYS = ['noGpu', 'noBusId', 'joinVglusers'] as const;
+export const PLAN_STEP_KEYS = [...USER_PLAN_STEP_KEYS, 'glLibraries', 'windowManagerXfce', 'windowManagerOpenbox', 'virtualgl', 'virtualglEgl', 'glxOldDriver', 'glxNoCard', 'vncServer', 'vncLocalhost', 'ffmpegDeb', 'ffmpegRhel', 'vulkanMesa', 'vulkanNvidiaUbuntu', 'vulkanNvidiaDebian', 'vulkanNvidiaRhel', 'xclip'] as const;
+export const PLAN_NOTE_KEYS = [...USER_PLAN_NOTE_KEYS, 'noGpu', 'noBusId', 'joinVglusers'] as const;
 export const PLAN_VERIFY_KEYS = ['mirror', 'mirrorHttp', 'pinned', 'github'] as const;
 type StepKey = (typeof PLAN_STEP_KEYS)[number];
 type NoteKey = (typeof PLAN_NOTE_KEYS)[number];
@@ -211,7 +211,7 @@ export function buildSetupPlan(report: ServerReport, opts: PlanOptions = {}): Se
 
   const wmKind = opts.windowManager ?? 'xfce';
   const wmCommand = wmKind === 'xfce' ? 'xfce4-session' : 'openbox-session';
-  if (report.windowManagers.length === 0) {
+  if (report.windowManagers.length === 0 && wmKind !== 'none') {
     steps.push({
       id: 'window-manager',
       title: wmKind === 'xfce' ? 'Install a light desktop (Xfce)' : 'Install a minimal window manager (Openbox)',

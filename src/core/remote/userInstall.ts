@@ -117,9 +117,11 @@ export function userInstallPackages(report: Pick<ServerReport, 'arch' | 'os'>, o
   ];
 }
 
-type StepKey = 'userTurbovnc' | 'userVirtualgl' | 'userDeps' | 'userWm' | 'userEnv' | 'userUninstall';
-export const USER_PLAN_STEP_KEYS: readonly StepKey[] = ['userTurbovnc', 'userVirtualgl', 'userDeps', 'userWm', 'userEnv', 'userUninstall'];
-export const USER_PLAN_NOTE_KEYS = ['userInstall', 'userNoWm', 'userGlDriver'] as const;
+/** The keys of the app's `plan` catalogue these steps and notes carry (setupPlan's PLAN_*_KEYS include them). */
+export const USER_PLAN_STEP_KEYS = ['userTurbovnc', 'userVirtualgl', 'userDepsDeb', 'userDepsRpm', 'userWm', 'userEnv', 'userUninstall'] as const;
+export const USER_PLAN_NOTE_KEYS = ['userInstall', 'userNoWmEpel', 'userNoWmChosen', 'userGlDriver'] as const;
+type StepKey = (typeof USER_PLAN_STEP_KEYS)[number];
+const BASE_SHOWN = `~/${USER_INSTALL_DIR}`;
 
 const text = (key: StepKey, params: Record<string, string> = {}, verify?: { source: TextKey; allowUnverified: boolean }): NonNullable<PlanStep['text']> =>
   ({ key, params, ...(verify ? { verify } : {}) });
@@ -291,16 +293,17 @@ export function buildUserInstallPlan(report: ServerReport, opts: UserInstallOpti
   const notes: string[] = [];
   const noteTexts: TextKey[] = [];
   const prefix = `~/${USER_INSTALL_DIR}/${name}`;
+  const tool = family === 'deb' ? 'dpkg-deb -x' : 'rpm2cpio | cpio';
   const verify = (p: UpstreamPackage) => ({ source: verificationSource(p, mirror), allowUnverified });
 
   steps.push({
     id: 'user-turbovnc',
     title: `Unpack TurboVNC ${tPkg.version} into your home`,
-    why: `The VNC server is the virtual desktop you see. Its release package is unpacked (${family === 'deb' ? 'dpkg-deb -x' : 'rpm2cpio | cpio'}) into ${prefix}, as you, without root. ${verificationText(tPkg, mirror, allowUnverified)}`,
+    why: `The VNC server is the virtual desktop you see. Its release package is unpacked (${tool}) into ${prefix}, as you, without root. ${verificationText(tPkg, mirror, allowUnverified)}`,
     check: `[ -x ${V}/TurboVNC/bin/Xvnc ] && [ -x ${V}/TurboVNC/bin/vncserver ]`,
     apply: `${prelude(name, 'turbovnc', NEED_MB.turbovnc)}\n${upstreamStep(tPkg, family, name, 'TurboVNC', mirror, allowUnverified)}`,
     needsRoot: false,
-    text: text('userTurbovnc', { version: tPkg.version, prefix }, verify(tPkg)),
+    text: text('userTurbovnc', { version: tPkg.version, prefix, tool }, verify(tPkg)),
   });
   steps.push({
     id: 'user-virtualgl',
@@ -319,7 +322,7 @@ export function buildUserInstallPlan(report: ServerReport, opts: UserInstallOpti
     check: `[ -f ${V}/deps/.gpu-desk-packages ]`,
     apply: `${prelude(name, 'deps', NEED_MB.deps)}\n${distPackagesStep(family, depList, 'deps')}`,
     needsRoot: false,
-    text: text('userDeps', { packages: depList.join(', '), prefix }),
+    text: text(family === 'deb' ? 'userDepsDeb' : 'userDepsRpm', { packages: depList.join(', '), prefix }),
   });
   if (wantWm) {
     steps.push({
@@ -332,15 +335,15 @@ export function buildUserInstallPlan(report: ServerReport, opts: UserInstallOpti
       text: text('userWm', { prefix }),
     });
   } else if (!hasWm) {
-    const why = deps.wm === null ? 'Openbox comes from EPEL, which only an administrator can enable' : 'you chose no window manager';
+    const why = deps.wm === null ? 'Openbox comes from EPEL, which only an administrator can enable' : 'you chose none';
     notes.push(`The server has no window manager and ${why}: the desktop is bare (programs open where they ask to, and their windows cannot be moved or resized).`);
-    noteTexts.push({ key: 'userNoWm', params: { why: deps.wm === null ? 'epel' : 'chosen' } });
+    noteTexts.push({ key: deps.wm === null ? 'userNoWmEpel' : 'userNoWmChosen', params: {} });
   }
   const env = envScript(a.triplet);
   steps.push({
     id: 'user-env',
     title: 'Make the install the one your desktops use (vglrun wrapper, environment, current link)',
-    why: `Writes ${prefix}/env.sh and ${prefix}/bin/vglrun, which finds VirtualGL's libraries by itself (run it by its full path from any shell, or as vglrun inside the desktops gpu-desk starts, where that bin is on PATH), then points ~/${USER_INSTALL_DIR}/current at this version, last, in one rename. An administrator's install in /opt, where there is one, is still preferred.`,
+    why: `Writes ${prefix}/env.sh and ${prefix}/bin/vglrun, which finds VirtualGL's libraries by itself (run it by its full path from any shell, or as vglrun inside the desktops gpu-desk starts, where that bin is on PATH), then points ${BASE_SHOWN}/current at this version, last, in one rename. An administrator's install in /opt, where there is one, is still preferred.`,
     check: [
       `[ "$(readlink "$HOME/${USER_INSTALL_DIR}/current")" = ${shellQuote(name)} ]`,
       `printf '%s' ${shellQuote(env)} | cmp -s - ${V}/env.sh`,
@@ -359,7 +362,7 @@ export function buildUserInstallPlan(report: ServerReport, opts: UserInstallOpti
       'echo "desktops started by gpu-desk now use $V"',
     ].join('\n'),
     needsRoot: false,
-    text: text('userEnv', { prefix }),
+    text: text('userEnv', { prefix, base: BASE_SHOWN }),
   });
 
   notes.push(`Installs into your home (${prefix}); no administrator needed. About ${diskMB(wantWm)} MB of disk space.`);
@@ -390,12 +393,12 @@ export function buildUserUninstallPlan(report: ServerReport): SetupPlan {
     steps: [{
       id: 'user-uninstall',
       title: 'Remove the install in your home',
-      why: `Removes ~/${USER_INSTALL_DIR} (TurboVNC, VirtualGL and the libraries fetched for them) and nothing else. Stop the desktops started from it first.`,
+      why: `Removes ${BASE_SHOWN} (TurboVNC, VirtualGL and the libraries fetched for them) and nothing else. Stop the desktops started from it first.`,
       check: `[ ! -e "$HOME/${USER_INSTALL_DIR}" ]`,
       // The link first: a session starting meanwhile finds no install rather than half of one.
       apply: `B="$HOME/${USER_INSTALL_DIR}"\nrm -f -- "$B/current" && rm -rf -- "$B"`,
       needsRoot: false,
-      text: text('userUninstall', {}),
+      text: text('userUninstall', { base: BASE_SHOWN }),
     }],
     notes: [],
     noteTexts: [],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSetupPlan, PLAN_NOTE_KEYS, PLAN_STEP_KEYS, PLAN_VERIFY_KEYS, type PlanOptions } from '../../../src/core/remote/setupPlan';
 import type { ServerReport, SetupPlan } from '../../../src/core/remote/types';
+import { buildUserUninstallPlan } from '../../../src/core/remote/userInstall';
 import { createI18n } from '../../../src/renderer/i18n';
 import { planText } from '../../../src/renderer/i18n/planText';
 import { en, zhCN } from '../../../src/renderer/i18n/resources';
@@ -26,8 +27,12 @@ function plans(): SetupPlan[] {
     [report(configured()), {}],
     // No xclip on the server: the image copy and paste step.
     [report({ ...freshGpu('os-release-rocky-9.txt'), clip: '' }), {}],
+    // The no-root install into the home: Debian with Openbox brought along, RHEL bare, a bare desktop by choice.
+    [report(freshGpu('os-release-debian-12.txt')), { userInstall: true }],
+    [report(freshGpu('os-release-rocky-9.txt')), { userInstall: true, packagesFrom: 'https://mirror.example.org/gpu' }],
+    [report(bedLike()), { userInstall: true, windowManager: 'none' }],
   ];
-  return cases.map(([r, o]) => buildSetupPlan(r, o));
+  return [...cases.map(([r, o]) => buildSetupPlan(r, o)), buildUserUninstallPlan(report(bedLike()))];
 }
 
 const seen = (all: SetupPlan[]) => ({

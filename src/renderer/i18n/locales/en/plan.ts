@@ -4,6 +4,34 @@
  */
 export default {
   steps: {
+    userTurbovnc: {
+      title: 'Unpack TurboVNC {{version}} into your home',
+      why: 'The VNC server is the virtual desktop you see. Its release package is unpacked ({{tool}}) into {{prefix}}, as you, without root.',
+    },
+    userVirtualgl: {
+      title: 'Unpack VirtualGL {{version}} into your home',
+      why: 'VirtualGL runs each program’s OpenGL on the server’s GPU through its EGL back end, which needs no 3D X server and no administrator, only access to the GPU’s device files. Its release package is unpacked into {{prefix}}, as you.',
+    },
+    userDepsDeb: {
+      title: 'Fetch the libraries TurboVNC and VirtualGL need (as you, from the distribution)',
+      why: 'TurboVNC’s X server needs X libraries, the XKB keyboard data and xkbcomp; VirtualGL needs libturbojpeg and GLU. Those the server lacks (of {{packages}} and what they depend on) are downloaded as you with apt-get download, from the server’s own package sources, checked against the distribution’s signed package lists, and unpacked into {{prefix}}/deps. Nothing is installed system-wide.',
+    },
+    userDepsRpm: {
+      title: 'Fetch the libraries TurboVNC and VirtualGL need (as you, from the distribution)',
+      why: 'TurboVNC’s X server needs X libraries, the XKB keyboard data and xkbcomp; VirtualGL needs libturbojpeg and GLU. Those the server lacks (of {{packages}} and what they depend on) are downloaded as you with dnf download, from the server’s own repositories, checked against their metadata, and unpacked into {{prefix}}/deps. Nothing is installed system-wide.',
+    },
+    userWm: {
+      title: 'Fetch a window manager (Openbox) and a terminal (xterm) into your home',
+      why: 'The server has no window manager: without one the desktop’s windows have no title bars and cannot be moved or resized. Openbox and xterm, with the libraries they need, come from the distribution’s packages as you, into {{prefix}}/wm.',
+    },
+    userEnv: {
+      title: 'Make the install the one your desktops use (vglrun wrapper, environment, current link)',
+      why: 'Writes {{prefix}}/env.sh and {{prefix}}/bin/vglrun, which finds VirtualGL’s libraries by itself (run it by its full path from any shell, or as vglrun inside the desktops gpu-desk starts, where that bin is on PATH), then points {{base}}/current at this version, last, in one rename. An administrator’s install in /opt, where there is one, is still preferred.',
+    },
+    userUninstall: {
+      title: 'Remove the install in your home',
+      why: 'Removes {{base}} (TurboVNC, VirtualGL and the libraries fetched for them) and nothing else. Stop the desktops started from it first.',
+    },
     glLibraries: {
       title: 'Install the OpenGL libraries',
       why: '3D programs and their build tools need the GL, GLU, GLUT and GLEW libraries; glxinfo comes with them for checking the renderer.',
@@ -80,6 +108,10 @@ export default {
     stops: 'Where there is nothing to check against, the step stops.',
   },
   notes: {
+    userInstall: 'Installs into your home ({{prefix}}); no administrator needed. About {{mb}} MB of disk space.',
+    userNoWmEpel: 'The server has no window manager and Openbox comes from EPEL, which only an administrator can enable: the desktop is bare (programs open where they ask to, and their windows cannot be moved or resized).',
+    userNoWmChosen: 'The server has no window manager and you chose none: the desktop is bare (programs open where they ask to, and their windows cannot be moved or resized).',
+    userGlDriver: 'OpenGL and EGL themselves come with the GPU driver the administrator installed; VirtualGL renders through them.',
     noGpu: 'No GPU with a working driver was found: VirtualGL is installed and renders with Mesa’s software EGL device (on the CPU) until a GPU driver is installed. Install the driver, reboot, then probe again to configure the GPU.',
     noBusId: 'nvidia-smi did not report a PCI bus ID, so nvidia-xconfig will pick the GPU itself.',
     joinVglusers: '{{user}} joins the vglusers group: log in again afterwards (gpu-desk reconnects) so new desktops can use the GPU.',

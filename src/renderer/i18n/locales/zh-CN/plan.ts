@@ -3,6 +3,34 @@ import type { Catalogue } from '../../catalogue';
 
 const zhCN: Catalogue<typeof en> = {
   steps: {
+    userTurbovnc: {
+      title: '将 TurboVNC {{version}} 解包到你的主目录',
+      why: 'VNC 服务器就是你看到的虚拟桌面。它的发布包以你自己的身份、无需 root 解包（{{tool}}）到 {{prefix}}。',
+    },
+    userVirtualgl: {
+      title: '将 VirtualGL {{version}} 解包到你的主目录',
+      why: 'VirtualGL 通过其 EGL 后端让每个程序的 OpenGL 在服务器 GPU 上运行，不需要 3D X 服务器，也不需要管理员，只需能访问 GPU 的设备文件。它的发布包以你自己的身份解包到 {{prefix}}。',
+    },
+    userDepsDeb: {
+      title: '获取 TurboVNC 和 VirtualGL 所需的库（以你的身份，来自发行版）',
+      why: 'TurboVNC 的 X 服务器需要 X 库、XKB 键盘数据和 xkbcomp；VirtualGL 需要 libturbojpeg 和 GLU。服务器缺少的部分（{{packages}} 及其依赖）以你的身份用 apt-get download 从服务器自己的软件源下载，按发行版签名的软件包列表校验，然后解包到 {{prefix}}/deps。不会在系统范围内安装任何东西。',
+    },
+    userDepsRpm: {
+      title: '获取 TurboVNC 和 VirtualGL 所需的库（以你的身份，来自发行版）',
+      why: 'TurboVNC 的 X 服务器需要 X 库、XKB 键盘数据和 xkbcomp；VirtualGL 需要 libturbojpeg 和 GLU。服务器缺少的部分（{{packages}} 及其依赖）以你的身份用 dnf download 从服务器自己的软件仓库下载，按仓库元数据校验，然后解包到 {{prefix}}/deps。不会在系统范围内安装任何东西。',
+    },
+    userWm: {
+      title: '将窗口管理器（Openbox）和终端（xterm）获取到你的主目录',
+      why: '服务器上没有窗口管理器：没有它，桌面上的窗口没有标题栏，也无法移动或调整大小。Openbox 和 xterm 及其所需的库以你的身份从发行版的软件包获取，放到 {{prefix}}/wm。',
+    },
+    userEnv: {
+      title: '让你的桌面使用这份安装（vglrun 包装脚本、环境、current 链接）',
+      why: '写入 {{prefix}}/env.sh 和 {{prefix}}/bin/vglrun，后者会自行找到 VirtualGL 的库（可在任何 shell 中用完整路径运行，或在 gpu-desk 启动的桌面中直接运行 vglrun，那里该 bin 目录已在 PATH 中），最后用一次重命名把 {{base}}/current 指向这个版本。如果 /opt 中有管理员安装的版本，仍然优先使用它。',
+    },
+    userUninstall: {
+      title: '删除你主目录中的安装',
+      why: '删除 {{base}}（TurboVNC、VirtualGL 以及为它们获取的库），不删除其他任何东西。请先停止从它启动的桌面。',
+    },
     glLibraries: {
       title: '安装 OpenGL 库',
       why: '3D 程序及其构建工具需要 GL、GLU、GLUT 和 GLEW 库；随之安装的 glxinfo 可用来检查渲染器。',
@@ -79,6 +107,10 @@ const zhCN: Catalogue<typeof en> = {
     stops: '没有可比对的校验值时，此步骤会停止。',
   },
   notes: {
+    userInstall: '安装到你的主目录（{{prefix}}）；不需要管理员。约占 {{mb}} MB 磁盘空间。',
+    userNoWmEpel: '服务器上没有窗口管理器，而 Openbox 来自只有管理员才能启用的 EPEL：桌面将是空白的（程序在它们请求的位置打开，窗口无法移动或调整大小）。',
+    userNoWmChosen: '服务器上没有窗口管理器，而你选择了不安装：桌面将是空白的（程序在它们请求的位置打开，窗口无法移动或调整大小）。',
+    userGlDriver: 'OpenGL 和 EGL 本身随管理员安装的 GPU 驱动提供；VirtualGL 通过它们进行渲染。',
     noGpu: '没有找到驱动正常的 GPU：将安装 VirtualGL，并在安装 GPU 驱动之前使用 Mesa 的软件 EGL 设备（在 CPU 上）渲染。请安装驱动并重启，然后重新检测以配置 GPU。',
     noBusId: 'nvidia-smi 没有报告 PCI 总线 ID，因此 nvidia-xconfig 会自行选择 GPU。',
     joinVglusers: '{{user}} 将加入 vglusers 组：之后请重新登录（gpu-desk 会自动重连），新的桌面才能使用 GPU。',
