@@ -166,6 +166,57 @@ describe('video mode (viewer/video/videoMode.ts) with fakes at its seams', () =>
     expect(r.vm.current).toMatchObject({ active: 'video', starting: false, fallback: null });
   });
 
+  // issue 40: on a loaded machine the e2e's viewer sat on "starting the server's encoder…" for good, no
+  // fallback and no reason. The desktop had shrunk; its stream ended (x11grab's area off the screen) and
+  // every second after that a stream at the new size was asked for again, closing the one on its way
+  // before it could draw (a first frame took 2–3 s there); each new start also reset the 10 s stall.
+  it('a desktop that shrank: the stream at the new size is asked for once, and has the seconds a slow machine needs to draw', async () => {
+    const r = rig();
+    const a = await drawing(r);
+    a.end('The server\'s encoder stopped: :2: Permission denied');
+    // The RFB resize comes a moment after the stream's end.
+    await vi.advanceTimersByTimeAsync(200);
+    r.session.framebufferSize = { width: 800, height: 600 };
+    await r.second();
+    expect(r.starts.map((s) => [s.spec.width, s.spec.height])).toEqual([[1024, 768], [800, 600]]);
+    const b = await r.ticket();
+    await r.second(3);
+    expect(r.starts).toHaveLength(2);
+    expect(b.closed).toBe(false);
+    expect(r.vm.current).toMatchObject({ active: 'video', starting: true, fallback: null });
+    b.draw();
+    expect(r.vm.current).toMatchObject({ active: 'video', starting: false, fallback: null });
+    expect(b.spec.onScreen()).toBe(true);
+  });
+
+  it('a stream at the screen\'s size killed before its first frame is a fault, not a resize: the viewer falls back with the encoder\'s reason', async () => {
+    const r = rig();
+    const a = await drawing(r);
+    r.session.framebufferSize = { width: 800, height: 600 };
+    a.end('The server\'s encoder stopped: :2: Permission denied');
+    const b = await r.ticket();
+    await r.second();
+    b.end('The server\'s encoder stopped: Killed');
+    await r.second();
+    expect(r.vm.current).toMatchObject({ active: 'vnc', starting: false, fallback: 'The server\'s encoder stopped: Killed' });
+    expect(r.session).toMatchObject({ paused: false, videoOwnsScreen: false });
+  });
+
+  it('streams that keep ending on their way (each one explained): after 10 s with no picture the viewer falls back, with a reason', async () => {
+    const r = rig();
+    const a = await drawing(r);
+    let size = 0;
+    const sizes = [{ width: 800, height: 600 }, { width: 1024, height: 768 }];
+    let last = a;
+    for (let i = 0; i < 12 && r.vm.current.active === 'video'; i++) {
+      r.session.framebufferSize = sizes[size++ % 2];
+      last.end('The server\'s encoder stopped: :2: Permission denied');
+      if (r.starts.length > i + 1) last = await r.ticket();
+      await r.second();
+    }
+    expect(r.vm.current).toMatchObject({ active: 'vnc', starting: false, fallback: 'the server sent no video within 10 s' });
+  });
+
   it('a videoStart the server refuses falls back with the server\'s reason', async () => {
     const r = rig();
     r.vm.setCodec('video', 1000, 50_000);

@@ -135,13 +135,16 @@ export class VideoMode {
       if (r.switchTo === 'video' && !this.starting()) this.toVideo();
       else if (r.switchTo === 'vnc') this.toVnc(null);
     }
-    if (this.view.active !== 'video' || !this.ticket || !fig) return;
+    // A stream on its way is left to draw, or to fail (ended, checkStall): asking for another one each
+    // second closed each before it drew on a slow machine, and the viewer never drew again (issue 40).
+    if (this.view.active !== 'video' || !this.ticket || !fig || this.starting()) return;
     // A resized desktop gets a stream at its new size.
     if ((width & ~1) !== this.ticket.width || (height & ~1) !== this.ticket.height) {
       this.restart(this.ticket.bitrateKbps);
       return;
     }
-    if (this.rate) {
+    // The bitrate follows the figures of a stream that draws (an ended one's say nothing of the link).
+    if (this.rate && this.player?.drawing) {
       const before = this.rate.kbps;
       this.rate = rateStep(this.rate, { rttMs: this.rtt, minRttMs: this.minRtt, videoBytesPerSec: fig.bytes, min: this.min, max: this.max });
       if (this.rate.kbps !== before) this.restart(this.rate.kbps);
@@ -169,7 +172,9 @@ export class VideoMode {
     const { width, height } = s.framebufferSize;
     if (!width || !height) return;
     const gen = ++this.gen;
-    this.startingSince = Date.now();
+    // The stall counts from the first start since a stream last drew: starts that keep replacing each
+    // other without a picture still end in a fallback with its reason.
+    this.startingSince ??= Date.now();
     this.set({ starting: true });
     this.deps.start({ width, height, fps: videoFps(kbps, width, height), bitrateKbps: Math.round(kbps) }).then((ticket) => {
       if (gen !== this.gen || this.closed) return;
@@ -191,7 +196,7 @@ export class VideoMode {
           }
           this.set({ active: 'video', starting: false, encoder: ticket.encoder, bitrateKbps: ticket.bitrateKbps, captureFps: ticket.fps, fallback: null });
         },
-        onEnd: (e) => this.ended(p, e),
+        onEnd: (e) => this.ended(p, ticket, e),
       });
       this.next?.close();
       this.next = p;
@@ -201,7 +206,7 @@ export class VideoMode {
     });
   }
 
-  private ended(p: StreamPlayer, e: VideoEnd): void {
+  private ended(p: StreamPlayer, ticket: VideoTicket, e: VideoEnd): void {
     if (p !== this.player && p !== this.next) return;
     // The stream being replaced ending (the server keeps at most two a viewer) is no fault while its
     // successor is on its way: the screen keeps its last frame until the new stream draws.
@@ -212,12 +217,11 @@ export class VideoMode {
     }
     // A desktop that shrank ends x11grab (its area is off the screen), and the RFB resize may arrive
     // just after: a stream that ended at another size than the screen's is restarted at the new size.
+    // Its own size, not the last drawn one's: a stream at the new size that ends is a fault.
     const gen = this.gen;
-    const size = (t: VideoTicket | null) => (t ? `${t.width}x${t.height}` : '');
-    const was = size(this.ticket);
     const resized = () => {
       const { width, height } = this.deps.session.framebufferSize;
-      return was !== '' && `${width & ~1}x${height & ~1}` !== was;
+      return (width & ~1) !== ticket.width || (height & ~1) !== ticket.height;
     };
     if (resized()) return this.restart(this.rate?.kbps ?? this.firstKbps());
     setTimeout(() => {
