@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { GpuDeskError } from '../errors';
+import { isCertificateType, parseCertificateBlob } from './certificate';
 
 /**
  * RevokedHostKeys (ssh_config): a file of revoked host keys that ssh checks before known_hosts, so a
@@ -196,7 +197,8 @@ function parseKeyList(text: string): Buffer[] {
     const blob = b64 && /^[A-Za-z0-9+/]+={0,2}$/.test(b64) ? Buffer.from(b64, 'base64') : null;
     const inner = blob && blob.length > 4 ? blob.subarray(4, 4 + blob.readUInt32BE(0)).toString('latin1') : '';
     if (!blob || inner !== type) throw new KrlError(`line ${i + 1} is not a public key ("type base64")`);
-    out.push(blob);
+    // A listed certificate revokes the key it certifies (ssh compares the public parts).
+    out.push(isCertificateType(type) ? parseCertificateBlob(blob, `line ${i + 1}`).publicKey : blob);
   });
   return out;
 }
@@ -237,6 +239,7 @@ export function revokedBy(file: string, subject: RevocationSubject): string | nu
     return null;
   } catch (e) {
     if (e instanceof KrlError) throw unusable(`is neither a valid KRL nor a list of public keys: ${e.message}`);
+    if (e instanceof GpuDeskError) throw unusable(`holds a certificate gpu-desk cannot read (${e.message})`);
     throw e;
   }
 }

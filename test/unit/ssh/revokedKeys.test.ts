@@ -20,11 +20,18 @@ function key(): { pub: string; blob: Buffer } {
   return { pub: `${f}.pub`, blob: Buffer.from(fs.readFileSync(`${f}.pub`, 'utf8').split(/\s+/)[1], 'base64') };
 }
 
-function cert(serial: number, id: string): RevocationSubject {
+/** A host certificate ssh-keygen -s made (its file in `.file`), as revocation sees it. */
+function cert(serial: number, id: string): RevocationSubject & { file: string } {
   const k = key();
   keygen(['-s', path.join(dir, 'ca'), '-I', id, '-h', '-n', 'h', '-z', String(serial), k.pub]);
   const c = readCertificateFile(k.pub.replace(/\.pub$/, '-cert.pub'))!;
-  return { publicKey: c.publicKey, cert: { caKey: c.caKey, serial: c.serial, keyId: c.keyId } };
+  return { file: c.file, publicKey: c.publicKey, cert: { caKey: c.caKey, serial: c.serial, keyId: c.keyId } };
+}
+
+function writeList(text: string): string {
+  const f = path.join(dir, `list${n++}`);
+  fs.writeFileSync(f, text);
+  return f;
 }
 
 function krl(spec: string[], ca = true): string {
@@ -93,6 +100,10 @@ describe('RevokedHostKeys: KRL sections and plain lists', () => {
     fs.writeFileSync(list, `# comment\n\n${line}\n`);
     expect(revokedBy(list, { publicKey: k.blob })).toBe('its key is listed');
     expect(revokedBy(list, { publicKey: key().blob })).toBeNull();
+    // A listed certificate revokes the key it certifies, as ssh compares public parts.
+    const c = cert(3, 'listed');
+    expect(revokedBy(writeList(fs.readFileSync(c.file, 'utf8')), c)).toBe('its key is listed');
+    expect(revokedBy(writeList(fs.readFileSync(c.file, 'utf8')), cert(3, 'listed'))).toBeNull();
     // An empty file is an empty list (not a KRL): nothing revoked, as for ssh.
     fs.writeFileSync(list, '');
     expect(revokedBy(list, { publicKey: k.blob })).toBeNull();
