@@ -239,9 +239,74 @@ export function computeFindings(r: ReportFacts): Finding[] {
     out.push({
       severity: 'info',
       code: 'NO_SUDO',
-      message: `${r.user} cannot use sudo here, so gpu-desk cannot install anything (sessions still work).`,
-      fix: 'Ask the administrator to run the set-up plan, or to grant sudo',
-      text: { message: 'noSudo', fix: 'askAdmin', params: { user: r.user } },
+      message: `${r.user} cannot use sudo here: the set-up plan installs TurboVNC and VirtualGL into your home instead, with no administrator needed.`,
+      fix: 'Run the set-up plan (`gpu-desk setup <server> --plan`): it installs into your home by itself',
+      text: { message: 'noSudoUserInstall', fix: 'planUserInstall', params: { user: r.user } },
+    });
+  }
+  out.push(...userInstallFindings(r));
+  return out;
+}
+
+/**
+ * The install in the home (userInstall.ts), GPU device nodes the account cannot open, and whether the
+ * server reaches the hosts a user install downloads from.
+ */
+function userInstallFindings(r: ReportFacts): Finding[] {
+  const out: Finding[] = [];
+  const ui = r.userInstall;
+  if (ui?.current && (ui.sessionsUse.turbovnc === 'user' || ui.sessionsUse.virtualgl === 'user')) {
+    out.push({
+      severity: 'info',
+      code: 'USER_INSTALL_IN_USE',
+      message: `Desktops use gpu-desk's install in your home (${ui.current}); no administrator was needed.`,
+      fix: 'Remove the one in your home: `gpu-desk setup <server> --user-install --uninstall --apply`',
+      text: { message: 'userInstallInUse', fix: 'userInstallRemove', params: { path: ui.current } },
+    });
+  }
+  if (ui?.current && ui.sessionsUse.turbovnc === 'system' && ui.sessionsUse.virtualgl !== 'user' && ui.systemTurbovnc) {
+    out.push({
+      severity: 'info',
+      code: 'SYSTEM_INSTALL_PREFERRED',
+      message: `An administrator has installed TurboVNC for the whole server (${ui.systemTurbovnc}): desktops use that, and the install in your home (${ui.current}) is no longer used.`,
+      fix: 'Remove the one in your home: `gpu-desk setup <server> --user-install --uninstall --apply`',
+      text: { message: 'systemInstallPreferred', fix: 'userInstallRemove', params: { system: ui.systemTurbovnc, path: ui.current } },
+    });
+  }
+  const byGroup = new Map<string, string[]>();
+  for (const d of r.deviceNodes ?? []) if (!d.accessible) byGroup.set(d.group ?? '', [...(byGroup.get(d.group ?? '') ?? []), d.path]);
+  for (const [group, paths] of byGroup) {
+    const list = paths.join(', ');
+    out.push({
+      severity: 'warning',
+      code: 'GPU_DEVICE_NO_ACCESS',
+      message: group
+        ? `${r.user} cannot open ${list} (group ${group}), so VirtualGL cannot render on that GPU for this account. Only an administrator can add you to the ${group} group.`
+        : `${r.user} cannot open ${list}, so VirtualGL cannot render on that GPU for this account. Only an administrator can change that.`,
+      fix: group
+        ? `Ask the administrator to run \`sudo usermod -aG ${group} ${r.user}\`, then log in again`
+        : `Ask the administrator to give ${r.user} read and write access to ${list}`,
+      text: group
+        ? { message: 'gpuNodeNoAccessGroup', fix: 'askAdminGroup', params: { user: r.user, paths: list, group } }
+        : { message: 'gpuNodeNoAccess', fix: 'askAdminAccess', params: { user: r.user, paths: list } },
+    });
+  }
+  if (r.reach?.upstream === false) {
+    out.push({
+      severity: 'info',
+      code: 'UPSTREAM_UNREACHABLE',
+      message: 'The server cannot reach github.com, where TurboVNC and VirtualGL are published: the packages come from this computer instead, over the SSH connection.',
+      fix: 'Nothing to do: the set-up plan carries the packages (or give a mirror with --packages-from)',
+      text: { message: 'upstreamUnreachable', fix: 'carryPackages', params: {} },
+    });
+  }
+  if (r.reach?.mirror && r.reach.mirrorReachable === false) {
+    out.push({
+      severity: 'warning',
+      code: 'MIRROR_UNREACHABLE',
+      message: `The server cannot reach its distribution's package mirror (${r.reach.mirror}): libraries the server lacks cannot be fetched for an install into your home.`,
+      fix: 'Ask the administrator for a route or proxy to the mirror, or to install the missing libraries',
+      text: { message: 'mirrorUnreachable', fix: 'askAdminMirror', params: { mirror: r.reach.mirror } },
     });
   }
   return out;

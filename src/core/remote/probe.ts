@@ -6,7 +6,6 @@ import {
   isLoopbackAddress,
   parseGlxinfo,
   parseNvidiaProcVersion,
-  parseNvidiaSmiCsv,
   parseOsRelease,
   parseProcNetTcp,
   parseEglProbe,
@@ -19,13 +18,15 @@ import {
   type EglDeviceProbed,
   parseClipboardTools,
 } from './parsers';
-import { buildProbeCommand, buildVideoProbeCommand, NVIDIA_SMI_QUERY, VIDEO_TEST_SECONDS, VULKANINFO_SECONDS } from './probeScript';
+import { parseGpuInfoCsv } from './gpuFigures';
+import { buildProbeCommand, buildVideoProbeCommand, VIDEO_TEST_SECONDS, VULKANINFO_SECONDS } from './probeScript';
 import { sessionsFromSections } from './sessionTable';
-import { shellCommand } from './shellQuote';
 import type {
+  DeviceNode,
   DriDevice,
+  ReachInfo,
+  UserInstallInfo,
   EglDevice,
-  GpuInfo,
   GpuVendor,
   ServerReport,
   SudoState,
@@ -68,18 +69,9 @@ export async function probeVideo(session: SshSession): Promise<VideoInfo> {
   return parseVideoSection(sections.video ?? '', VIDEO_TEST_SECONDS);
 }
 
-/** Just the GPUs, for live monitoring (one cheap nvidia-smi call; [] when there is no driver). */
 /** Where VirtualGL/ and TurboVNC/ live on the server (default /opt, where their packages install; tests point it elsewhere to stand for a server without them). */
 export function remoteOptRootFrom(env: Record<string, string | undefined>): string {
   return env.GPU_DESK_REMOTE_OPT_ROOT || '/opt';
-}
-
-export async function queryGpus(session: SshSession): Promise<GpuInfo[]> {
-  const r = await session.exec(
-    `command -v nvidia-smi >/dev/null 2>&1 && ${shellCommand(['nvidia-smi', NVIDIA_SMI_QUERY, '--format=csv,noheader,nounits'])}`,
-    { timeoutMs: 10_000 },
-  );
-  return r.code === 0 ? parseNvidiaSmiCsv(r.stdout) : [];
 }
 
 /** Pure: the probe script's sections → a ServerReport with findings. Exported for fixture tests. */
@@ -95,7 +87,7 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
   const smiInstalled = !smiText.includes('@@absent');
   const smiRc = /@@rc=(\d+)/.exec(smiText);
   const smiOk = smiInstalled && smiRc?.[1] === '0';
-  const gpus = smiOk ? parseNvidiaSmiCsv(smiText.replace(/@@rc=\d+/, '')) : [];
+  const gpus = smiOk ? parseGpuInfoCsv(smiText.replace(/@@rc=\d+/, '')) : [];
   const procVersion = parseNvidiaProcVersion(s.nvproc ?? '');
   const smiError = smiInstalled && !smiOk
     ? smiText.replace(/@@rc=\d+/, '').trim().split('\n')[0]?.slice(0, 300) || `nvidia-smi exited with status ${smiRc?.[1] ?? '?'}`
@@ -152,8 +144,41 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
     probeMs,
     video: parseVideoSection(s.video ?? '', VIDEO_TEST_SECONDS),
     vulkan: parseVulkanSection(s.vulkan ?? '', gpus, VULKANINFO_SECONDS),
+    ...('userinstall' in s ? { userInstall: userInstallInfo(lines('userinstall'), vnc.turbovnc.binDir, virtualgl.binDir) } : {}),
+    ...('devnodes' in s ? { deviceNodes: lines('devnodes').map(deviceNode) } : {}),
+    ...('reach' in s ? { reach: reachInfo(lines('reach')) } : {}),
   };
   return { ...partial, findings: computeFindings(partial) };
+}
+
+function userInstallInfo(l: string[], turboBin: string | null, vglBin: string | null): UserInstallInfo {
+  const val = (k: string) => l.find((x) => x.startsWith(`${k} `))?.slice(k.length + 1).trim() ?? null;
+  const current = val('current');
+  const systemTurbovnc = val('system-turbovnc');
+  const systemVirtualgl = val('system-virtualgl');
+  const from = (bin: string | null, system: string | null): 'system' | 'user' | null =>
+    !bin ? null : current && bin.startsWith(`${current}/`) ? 'user' : 'system';
+  return {
+    base: val('base'),
+    current,
+    installs: l.filter((x) => x.startsWith('install ')).map((x) => x.slice(8).trim()),
+    systemTurbovnc,
+    systemVirtualgl,
+    sessionsUse: { turbovnc: from(turboBin, systemTurbovnc), virtualgl: from(vglBin, systemVirtualgl) },
+  };
+}
+
+function deviceNode(l: string): DeviceNode {
+  const [path, access, group] = l.split(/\s+/);
+  return { path, accessible: access === 'rw', group: group && group !== '-' ? group : null };
+}
+
+/** curl/wget exit status 0: the host answered; 127 or "none": nothing to ask with. */
+function reachInfo(l: string[]): ReachInfo {
+  const ok = (rc: string | undefined) => (rc === undefined || rc === 'none' || rc === '127' ? null : rc === '0');
+  const up = l.find((x) => x.startsWith('upstream '))?.split(/\s+/)[1];
+  const m = l.find((x) => x.startsWith('mirror '))?.split(/\s+/);
+  return { upstream: ok(up), mirror: m?.[1] ?? null, mirrorReachable: m ? ok(m[2]) : null };
 }
 
 function classifyEglDevice(d: EglDeviceProbed): EglDevice {

@@ -1,15 +1,7 @@
 import { SECTION_HELPERS, SESSION_SECTIONS_SCRIPT } from './sessionTable';
 import { shScript } from './shellQuote';
-
-/**
- * The whole probe as ONE remote POSIX sh script: a single SSH round trip instead of dozens, no root,
- * every slow tool under a timeout. Output is split into "@@GD:<name>" sections for the pure parsers.
- *
- * $1 is the root of the /opt-style install prefix (normally /opt): VirtualGL and TurboVNC live in
- * $1/VirtualGL/bin and $1/TurboVNC/bin. It is passed as an argument, quoted by shellQuote.
- */
-export const NVIDIA_SMI_QUERY =
-  '--query-gpu=index,name,uuid,memory.total,memory.used,utilization.gpu,driver_version,pci.bus_id';
+import { TURBOVNC_BIN_SH, USER_INSTALL_DIR, USER_INSTALL_SH } from './userInstall';
+import { NVIDIA_SMI_QUERY } from './gpuFigures';
 
 export const WINDOW_MANAGER_COMMANDS = [
   'xfce4-session', 'startxfce4', 'mate-session', 'gnome-session', 'startplasma-x11', 'startkde',
@@ -137,11 +129,61 @@ else
 fi
 `;
 
+/**
+ * Whether the server reaches the upstream download host (GitHub) and its distribution's mirror: one
+ * HEAD request each, in the background from the start, under a short time-out (curl, else wget; no
+ * tool: "none"). The mirror is the first http(s) URL of the package sources. Output (section "reach"):
+ * "upstream <exit status|none>", "mirror <url> <exit status|none>".
+ */
+const REACH_START_SCRIPT = `
+reach() {
+  if command -v curl >/dev/null 2>&1; then curl -s -o /dev/null -I --connect-timeout 3 --max-time 5 "$1"
+  elif command -v wget >/dev/null 2>&1; then wget -q --spider -T 5 -t 1 "$1"; r=$?; [ $r = 8 ] && r=0; return $r
+  else return 127; fi
+}
+RM=$({ grep -hE '^[[:space:]]*(deb|URIs:)' /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources
+  grep -hE '^[[:space:]]*(baseurl|mirrorlist|metalink)[[:space:]]*=' /etc/yum.repos.d/*.repo; } 2>/dev/null | grep -oE 'https?://[^/[:space:]]+' | head -n 1)
+RP=; RT=
+if RT=$(mktemp -d 2>/dev/null); then
+  { reach https://github.com/ >/dev/null 2>&1; echo $? >"$RT/upstream"; } & RP="$RP $!"
+  [ -z "$RM" ] || { reach "$RM/" >/dev/null 2>&1; echo $? >"$RT/mirror"; } & RP="$RP $!"
+fi
+`;
+
+const REACH_SECTION_SCRIPT = `m reach
+if [ -n "$RT" ]; then
+  wait $RP
+  u=$(cat "$RT/upstream" 2>/dev/null); echo "upstream \${u:-none}"
+  [ -z "$RM" ] || { v=$(cat "$RT/mirror" 2>/dev/null); echo "mirror $RM \${v:-none}"; }
+  rm -rf "$RT"
+fi
+`;
+
+/** The user install (userInstall.ts) beside the system one: which exist, and which sessions use. */
+const USER_INSTALL_SECTION_SCRIPT = `m userinstall
+UB="$HOME/${USER_INSTALL_DIR}"
+if [ -d "$UB" ]; then
+  echo "base $UB"
+  [ -n "$UI" ] && echo "current $UI"
+  for d in "$UB"/turbovnc-*_virtualgl-*; do [ -d "$d" ] && echo "install \${d##*/}"; done
+fi
+[ -x "$O/TurboVNC/bin/vncserver" ] && echo "system-turbovnc $O/TurboVNC/bin"
+[ -x "$O/VirtualGL/bin/vglrun" ] && echo "system-virtualgl $O/VirtualGL/bin"
+m devnodes
+# Each GPU device node and whether this account can open it (VirtualGL's EGL back end needs read-write).
+for f in /dev/dri/card* /dev/dri/renderD* /dev/nvidia*; do
+  [ -c "$f" ] || continue
+  a=no; [ -r "$f" ] && [ -w "$f" ] && a=rw
+  g=$(stat -c %G "$f" 2>/dev/null)
+  printf '%s %s %s\n' "$f" "$a" "\${g:--}"
+done
+`;
+
 const SCRIPT = `
 export LC_ALL=C
 PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"
 O="\${1:-/opt}"
-${SECTION_HELPERS}${VIDEO_START_SCRIPT}
+${USER_INSTALL_SH}${SECTION_HELPERS}${VIDEO_START_SCRIPT}${REACH_START_SCRIPT}
 m os; cat /etc/os-release 2>/dev/null || cat /usr/lib/os-release 2>/dev/null
 m uname; uname -m; uname -r; uname -n
 m id; id -un; id -u; id -nG
@@ -169,6 +211,8 @@ for f in /dev/dri/card* /dev/dri/renderD*; do
 done
 m vgl
 V="$O/VirtualGL/bin"
+# The system's (an administrator's), else the one in the home, else any on PATH.
+if [ ! -x "$V/vglrun" ] && [ -n "$UI" ] && [ -x "$UI/VirtualGL/bin/vglrun" ]; then V="$UI/VirtualGL/bin"; case \${UI##*/} in *_virtualgl-*) echo "version \${UI##*_virtualgl-}" ;; esac; fi
 if [ ! -x "$V/vglrun" ] && command -v vglrun >/dev/null 2>&1; then V=$(dirname "$(command -v vglrun)"); fi
 if [ -x "$V/vglrun" ]; then echo "bin $V"; [ -x "$V/eglinfo" ] && echo "eglinfo"; fi
 ver=$(dpkg-query -W -f='\${Version}' virtualgl 2>/dev/null) || ver=
@@ -201,8 +245,7 @@ if [ -S /tmp/.X11-unix/X0 ] || [ -e /tmp/.X0-lock ]; then
   else echo "@@noglxinfo"; fi
 fi
 m turbo
-T="$O/TurboVNC/bin"
-if [ -x "$T/vncserver" ]; then echo "bin $T"; to 3 "$T/Xvnc" -version 2>&1 | head -n 3; fi
+${TURBOVNC_BIN_SH}if [ -x "$T/vncserver" ]; then echo "bin $T"; to 3 "$T/Xvnc" -version 2>&1 | head -n 3; fi
 m tiger
 X=$(command -v Xtigervnc 2>/dev/null) || X=$(command -v Xvnc 2>/dev/null) || X=
 case "$X" in "$T"/*) X= ;; esac
@@ -213,7 +256,7 @@ m dm
 [ -e /etc/systemd/system/display-manager.service ] && basename "$(readlink -f /etc/systemd/system/display-manager.service)" .service
 ${VULKAN_SECTION_SCRIPT}m clip
 for c in xclip xsel; do command -v "$c" >/dev/null 2>&1 && echo "$c"; done
-${VIDEO_SECTION_SCRIPT}m end
+${VIDEO_SECTION_SCRIPT}${USER_INSTALL_SECTION_SCRIPT}${REACH_SECTION_SCRIPT}m end
 `;
 
 /** The video section alone, for video mode's start (the same test encodes as the probe's; no other section). */
@@ -227,6 +270,13 @@ export function buildVideoProbeCommand(): string {
   return shScript(VIDEO_ONLY_SCRIPT);
 }
 
+/**
+ * The whole probe as ONE remote POSIX sh script: a single SSH round trip instead of dozens, no root,
+ * every slow tool under a timeout. Output is split into "@@GD:<name>" sections for the pure parsers.
+ *
+ * $1 is the root of the /opt-style install prefix (normally /opt): VirtualGL and TurboVNC live in
+ * $1/VirtualGL/bin and $1/TurboVNC/bin. It is passed as an argument, quoted by shellQuote.
+ */
 export function buildProbeCommand(optRoot = '/opt'): string {
   return shScript(SCRIPT, [optRoot]);
 }

@@ -242,6 +242,11 @@ export type FindingCode =
   | 'VULKAN_ICD_VERSION_MISMATCH'
   | 'VULKAN_NO_DEVICE'
   | 'VULKAN_CPU_ONLY'
+  | 'USER_INSTALL_IN_USE'
+  | 'SYSTEM_INSTALL_PREFERRED'
+  | 'GPU_DEVICE_NO_ACCESS'
+  | 'UPSTREAM_UNREACHABLE'
+  | 'MIRROR_UNREACHABLE'
 
   | 'NO_XCLIP';
 
@@ -287,6 +292,40 @@ export interface ServerReport {
   probeMs: number;
   video: VideoInfo;
   vulkan: VulkanInfo;
+  /** gpu-desk's install in the account's home beside the system one (userInstall.ts). Absent from older reports. */
+  userInstall?: UserInstallInfo;
+  /** Each GPU device node (/dev/dri/*, /dev/nvidia*) and whether this account can open it. Absent from older reports. */
+  deviceNodes?: DeviceNode[];
+  /** Whether the server reaches the upstream download host and its distribution's mirror. Absent from older reports. */
+  reach?: ReachInfo;
+}
+
+export interface UserInstallInfo {
+  /** ~/.local/share/gpu-desk as an absolute path, when it exists. */
+  base: string | null;
+  /** The complete install `current` names (absolute), or null. */
+  current: string | null;
+  /** Versioned install directories found (names). */
+  installs: string[];
+  /** The system's TurboVNC / VirtualGL bin directories (an administrator's, in /opt), or null. */
+  systemTurbovnc: string | null;
+  systemVirtualgl: string | null;
+  /** Which install sessions use: the system's is preferred wherever it exists. */
+  sessionsUse: { turbovnc: 'system' | 'user' | null; virtualgl: 'system' | 'user' | null };
+}
+
+export interface DeviceNode {
+  path: string;
+  accessible: boolean;
+  group: string | null;
+}
+
+export interface ReachInfo {
+  /** github.com answered (null: no curl/wget to ask with). */
+  upstream: boolean | null;
+  /** The distribution's mirror (scheme://host), or null when no package source names one. */
+  mirror: string | null;
+  mirrorReachable: boolean | null;
 }
 
 export type PlanStep = SetupStepView;

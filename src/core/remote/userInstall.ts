@@ -193,7 +193,7 @@ function upstreamStep(pkg: UpstreamPackage, family: 'deb' | 'rpm', name: string,
 }
 
 /** Distribution packages `pkgs` and what they need that the system lacks, downloaded as the user, verified by the package tool, unpacked into $V/<dir>. */
-function distPackagesStep(family: 'deb' | 'rpm', pkgs: string[], dir: string): string {
+function distPackagesStep(family: 'deb' | 'rpm', pkgs: string[], dir: string, post = ''): string {
   const list = pkgs.map(shellQuote).join(' ');
   const common = [
     unpackFn(family),
@@ -232,6 +232,7 @@ function distPackagesStep(family: 'deb' | 'rpm', pkgs: string[], dir: string): s
   return [
     ...common,
     ...fetch,
+    ...(post ? [post] : []),
     'printf \'%s\\n\' $need >"$t/root/.gpu-desk-packages"',
     `rm -rf -- "$V/${dir}" && mv "$t/root" "$V/${dir}" || { say "could not move the packages into $V/${dir}: nothing was installed"; exit 1; }`,
     `echo "unpacked into $V/${dir}"`,
@@ -330,7 +331,9 @@ export function buildUserInstallPlan(report: ServerReport, opts: UserInstallOpti
       title: 'Fetch a window manager (Openbox) and a terminal (xterm) into your home',
       why: `The server has no window manager: without one the desktop's windows have no title bars and cannot be moved or resized. Openbox and xterm, with the libraries they need, come from the distribution's packages as you, into ${prefix}/wm.`,
       check: `[ -f ${V}/wm/.gpu-desk-packages ] && { [ -x ${V}/wm/usr/bin/openbox ] || command -v openbox >/dev/null 2>&1; }`,
-      apply: `${prelude(name, 'wm', NEED_MB.wm)}\n${distPackagesStep(family, deps.wm!, 'wm')}`,
+      apply: `${prelude(name, 'wm', NEED_MB.wm)}\n${distPackagesStep(family, deps.wm!, 'wm',
+        // The session scripts run /usr/bin/openbox and /usr/lib/…/openbox-autostart by absolute path: sessions start openbox itself.
+        'rm -f -- "$t"/root/usr/bin/openbox-session "$t"/root/usr/bin/openbox-gnome-session "$t"/root/usr/bin/openbox-kde-session')}`,
       needsRoot: false,
       text: text('userWm', { prefix }),
     });

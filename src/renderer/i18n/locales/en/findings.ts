@@ -4,6 +4,13 @@
  */
 export default {
   message: {
+    noSudoUserInstall: '{{user}} cannot use sudo here: the set-up plan installs TurboVNC and VirtualGL into your home instead, with no administrator needed.',
+    userInstallInUse: 'Desktops use gpu-desk’s install in your home ({{path}}); no administrator was needed.',
+    systemInstallPreferred: 'An administrator has installed TurboVNC for the whole server ({{system}}): desktops use that, and the install in your home ({{path}}) is no longer used.',
+    gpuNodeNoAccessGroup: '{{user}} cannot open {{paths}} (group {{group}}), so VirtualGL cannot render on that GPU for this account. Only an administrator can add you to the {{group}} group.',
+    gpuNodeNoAccess: '{{user}} cannot open {{paths}}, so VirtualGL cannot render on that GPU for this account. Only an administrator can change that.',
+    upstreamUnreachable: 'The server cannot reach github.com, where TurboVNC and VirtualGL are published: the packages come from this computer instead, over the SSH connection.',
+    mirrorUnreachable: 'The server cannot reach its distribution’s package mirror ({{mirror}}): libraries the server lacks cannot be fetched for an install into your home.',
     noDriver: 'No NVIDIA driver is running on this server, so 3D programs cannot use a GPU here.',
     noDriverSmi: 'No NVIDIA driver is running: nvidia-smi says "{{smiError}}". 3D programs cannot use a GPU on this server.',
     smiFailed: 'The NVIDIA driver is loaded but nvidia-smi failed: "{{smiError}}". GPU details are missing from this report.',
@@ -23,7 +30,6 @@ export default {
     noWm: 'No window manager or desktop is installed: a VNC session would show windows without title bars you can move, or a bare screen.',
     unsupportedOs: 'gpu-desk has no set-up recipe for {{os}}; the diagnosis above still applies.',
     unsupportedOsUnknown: 'gpu-desk has no set-up recipe for this operating system; the diagnosis above still applies.',
-    noSudo: '{{user}} cannot use sudo here, so gpu-desk cannot install anything (sessions still work).',
     noFfmpeg: 'Video mode needs ffmpeg, which is not installed on this server: desktops are sent only as VNC’s JPEG tiles, which need a fast link for moving pictures.',
     nvencNoEncodeLib: 'The NVIDIA GPU’s video encoder (NVENC) cannot be used: ffmpeg cannot load the driver’s NVENC library ({{error}}).',
     nvencNoCuda: 'The NVIDIA GPU’s video encoder (NVENC) cannot be used: ffmpeg cannot load the driver’s CUDA library ({{error}}).',
@@ -49,6 +55,12 @@ export default {
     noXclipXsel: 'Image copy and paste needs xclip, which is not installed on this server: xsel is, but it carries text only (text copy and paste works).',
   },
   fix: {
+    planUserInstall: 'Run the set-up plan (`gpu-desk setup <server> --plan`): it installs into your home by itself',
+    userInstallRemove: 'Remove the one in your home: `gpu-desk setup <server> --user-install --uninstall --apply`',
+    askAdminGroup: 'Ask the administrator to run `sudo usermod -aG {{group}} {{user}}`, then log in again',
+    askAdminAccess: 'Ask the administrator to give {{user}} read and write access to {{paths}}',
+    carryPackages: 'Nothing to do: the set-up plan carries the packages (or give a mirror with --packages-from)',
+    askAdminMirror: 'Ask the administrator for a route or proxy to the mirror, or to install the missing libraries',
     driverUbuntu: 'Install the driver with `sudo ubuntu-drivers install` (or `sudo apt install nvidia-driver-535-server`), reboot, then probe again',
     driverDebian: 'Enable the non-free-firmware/contrib/non-free components, run `sudo apt install nvidia-driver`, reboot, then probe again',
     driverRhel: 'Add NVIDIA’s CUDA repository and run `sudo dnf module install nvidia-driver:latest-dkms`, reboot, then probe again',
@@ -66,7 +78,6 @@ export default {
     turbovncOptional: 'Optional: the set-up plan can install TurboVNC alongside it',
     planWm: 'Run the set-up plan: it installs a light desktop (Xfce)',
     byHand: 'Follow the VirtualGL and TurboVNC documentation by hand, or use Ubuntu 20.04/22.04/24.04, Debian 12 or RHEL/Rocky 8/9',
-    askAdmin: 'Ask the administrator to run the set-up plan, or to grant sudo',
     ffmpegDeb: 'Run the set-up plan, or `sudo apt-get install --no-install-recommends ffmpeg`',
     ffmpegRhel: 'Run the set-up plan, or enable EPEL and RPM Fusion (free), whose ffmpeg has libx264 (RHEL and EPEL have no ffmpeg with it), then `sudo dnf install ffmpeg`',
     ffmpegOther: 'Install the distribution’s ffmpeg package (built with libx264), then probe again',

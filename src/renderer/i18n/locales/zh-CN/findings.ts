@@ -3,6 +3,13 @@ import type { Catalogue } from '../../catalogue';
 
 const zhCN: Catalogue<typeof en> = {
   message: {
+    noSudoUserInstall: '{{user}} 在这里无法使用 sudo：配置计划会改为把 TurboVNC 和 VirtualGL 安装到你的主目录，不需要管理员。',
+    userInstallInUse: '桌面使用的是 gpu-desk 安装在你主目录中的版本（{{path}}）；无需管理员。',
+    systemInstallPreferred: '管理员已为整台服务器安装了 TurboVNC（{{system}}）：桌面将使用它，你主目录中的安装（{{path}}）不再使用。',
+    gpuNodeNoAccessGroup: '{{user}} 无法打开 {{paths}}（属于 {{group}} 组），因此 VirtualGL 无法为此账户在该 GPU 上渲染。只有管理员能把你加入 {{group}} 组。',
+    gpuNodeNoAccess: '{{user}} 无法打开 {{paths}}，因此 VirtualGL 无法为此账户在该 GPU 上渲染。只有管理员能更改这一点。',
+    upstreamUnreachable: '服务器无法访问发布 TurboVNC 和 VirtualGL 的 github.com：这些软件包将改由本机通过 SSH 连接传过去。',
+    mirrorUnreachable: '服务器无法访问其发行版的软件包镜像（{{mirror}}）：无法为安装到主目录获取服务器缺少的库。',
     noDriver: '这台服务器上没有运行 NVIDIA 驱动，3D 程序无法在这里使用 GPU。',
     noDriverSmi: '没有运行 NVIDIA 驱动：nvidia-smi 提示“{{smiError}}”。3D 程序无法在这台服务器上使用 GPU。',
     smiFailed: 'NVIDIA 驱动已加载，但 nvidia-smi 运行失败：“{{smiError}}”。本报告中缺少 GPU 详情。',
@@ -22,7 +29,6 @@ const zhCN: Catalogue<typeof en> = {
     noWm: '未安装窗口管理器或桌面：VNC 会话中的窗口将没有可拖动的标题栏，甚至只有一块空白屏幕。',
     unsupportedOs: 'gpu-desk 没有适用于 {{os}} 的配置方案；上面的诊断仍然适用。',
     unsupportedOsUnknown: 'gpu-desk 没有适用于该操作系统的配置方案；上面的诊断仍然适用。',
-    noSudo: '{{user}} 在这里无法使用 sudo，因此 gpu-desk 无法安装任何软件（会话仍可使用）。',
     noFfmpeg: '视频模式需要 ffmpeg，而这台服务器上没有安装：桌面只能以 VNC 的 JPEG 图块发送，画面一动起来就需要很快的网络。',
     nvencNoEncodeLib: '无法使用 NVIDIA GPU 的视频编码器（NVENC）：ffmpeg 加载不了驱动的 NVENC 库（{{error}}）。',
     nvencNoCuda: '无法使用 NVIDIA GPU 的视频编码器（NVENC）：ffmpeg 加载不了驱动的 CUDA 库（{{error}}）。',
@@ -48,6 +54,12 @@ const zhCN: Catalogue<typeof en> = {
     noXclipXsel: '复制粘贴图片需要 xclip，但服务器上未安装：已安装的 xsel 只能传送文本（文本复制粘贴不受影响）。',
   },
   fix: {
+    planUserInstall: '运行配置计划（`gpu-desk setup <server> --plan`）：它会自动安装到你的主目录',
+    userInstallRemove: '删除你主目录中的安装：`gpu-desk setup <server> --user-install --uninstall --apply`',
+    askAdminGroup: '请管理员运行 `sudo usermod -aG {{group}} {{user}}`，然后重新登录',
+    askAdminAccess: '请管理员为 {{user}} 开通对 {{paths}} 的读写权限',
+    carryPackages: '无需操作：配置计划会把软件包传过去（或用 --packages-from 指定镜像）',
+    askAdminMirror: '请管理员开通到镜像的路由或代理，或安装缺少的库',
     driverUbuntu: '用 `sudo ubuntu-drivers install`（或 `sudo apt install nvidia-driver-535-server`）安装驱动，重启后再次检测',
     driverDebian: '启用 non-free-firmware/contrib/non-free 组件，运行 `sudo apt install nvidia-driver`，重启后再次检测',
     driverRhel: '添加 NVIDIA 的 CUDA 软件源并运行 `sudo dnf module install nvidia-driver:latest-dkms`，重启后再次检测',
@@ -65,7 +77,6 @@ const zhCN: Catalogue<typeof en> = {
     turbovncOptional: '可选：配置计划可以在其旁边安装 TurboVNC',
     planWm: '运行配置计划：它会安装一个轻量桌面（Xfce）',
     byHand: '参照 VirtualGL 和 TurboVNC 的文档手动配置，或者改用 Ubuntu 20.04/22.04/24.04、Debian 12 或 RHEL/Rocky 8/9',
-    askAdmin: '请管理员运行配置计划，或为你开通 sudo 权限',
     ffmpegDeb: '运行配置计划，或执行 `sudo apt-get install --no-install-recommends ffmpeg`',
     ffmpegRhel: '运行配置计划，或启用 EPEL 和 RPM Fusion（`rpmfusion-free` 源），其中的 ffmpeg 带有 libx264（RHEL 和 EPEL 都没有带它的 ffmpeg），然后执行 `sudo dnf install ffmpeg`',
     ffmpegOther: '安装发行版自带的 ffmpeg 软件包（需带 libx264），然后再次检测',
