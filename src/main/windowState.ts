@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Rect } from '../shared/models';
 
 /** Size and position of the main window, remembered across runs. */
 export interface WindowState {
@@ -9,13 +10,6 @@ export interface WindowState {
   height: number;
   maximized: boolean;
   fullScreen: boolean;
-}
-
-export interface Rect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
 }
 
 export const DEFAULT_STATE: WindowState = { width: 1280, height: 820, maximized: false, fullScreen: false };

@@ -59,7 +59,8 @@ export function planView(p: SetupPlan): SetupPlanView {
   return {
     distro: p.distro,
     backend: p.backend,
-    steps: p.steps.map((s) => ({ id: s.id, title: s.title, why: s.why, check: s.check, apply: s.apply, needsRoot: s.needsRoot, ...(s.text ? { text: s.text } : {}) })),
+    // A core step is the view's own type (PlanStep = SetupStepView): no field to translate.
+    steps: p.steps,
     notes: p.notes,
     ...(p.noteTexts ? { noteTexts: p.noteTexts } : {}),
   };

@@ -3,7 +3,7 @@ import { shellCommand, shellQuote } from '../remote/shellQuote';
 import { DISPLAY_TAKEN_SH } from '../remote/displayPick';
 import { TURBOVNC_ARGS } from '../remote/turboVncArgs';
 import type { JobSettings } from './types';
-import { NVIDIA_SMI_QUERY } from '../remote/probeScript';
+import { NVIDIA_SMI_QUERY } from '../remote/gpuFigures';
 
 /** How gpu-desk finds its own jobs again after a restart (squeue --name, and the comment to be sure). */
 export const JOB_NAME = 'gpu-desk';

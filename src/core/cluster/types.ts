@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ClusterJobView } from '../../shared/models';
 import type { jobSettingsSchema, NodeAccess } from '../../shared/profileSchema';
 
 /**
@@ -11,24 +12,14 @@ export type JobSettings = z.input<typeof jobSettingsSchema> & {
   geometry?: string;
 };
 
-export type JobPhase = 'pending' | 'running' | 'ended';
+export type JobPhase = ClusterJobView['phase'];
 
-export interface JobStatus {
-  jobId: string;
+/**
+ * A job as Slurm answered (squeue, scontrol or sacct): the window's job view (src/shared/models.ts
+ * ClusterJobView, where each field is described) less what the app adds, plus the job's name and source.
+ */
+export interface JobStatus extends Pick<ClusterJobView, 'jobId' | 'phase' | 'state' | 'reason' | 'estimatedStart' | 'node' | 'timeLeftSec' | 'timeLimitSec' | 'endedWhy'> {
   name: string;
-  phase: JobPhase;
-  /** Slurm's state word: PENDING, RUNNING, COMPLETING, CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, … */
-  state: string;
-  /** Why it waits (Resources, Priority, QOSMaxGRESPerUser, …) or null. */
-  reason: string | null;
-  /** Slurm's estimated start (ISO local time as Slurm prints it) or null when unknown. */
-  estimatedStart: string | null;
-  node: string | null;
-  /** Seconds until the time limit; null while pending or when unlimited. */
-  timeLeftSec: number | null;
-  timeLimitSec: number | null;
-  /** For ended jobs: the state in plain words ("time limit", "cancelled", …). */
-  endedWhy: string | null;
   /** Where the answer came from: squeue, scontrol or sacct. */
   source: 'squeue' | 'scontrol' | 'sacct';
 }

@@ -8,7 +8,7 @@ import { withFileLock, type LockOptions } from './fileLock';
 import { jsonSyntaxWhere } from './jsonText';
 import { migrate } from './migrations';
 import { profileSchema, type Profile } from '../../shared/profileSchema';
-import { describeZodError, emptyDoc, storeDocSchema, type KeyRecord, type ProfileInput, type StoreDoc } from './schema';
+import { describeZodError, emptyDoc, storeDocSchema, type KeyRecord, type StoredProfileInput, type StoreDoc } from './schema';
 import { JUMP_SPEC_RE, LOGIN_NAME_RE } from '../../shared/loginNames';
 
 export interface ProfileStoreOptions {
@@ -20,7 +20,7 @@ export interface ProfileStoreOptions {
 }
 
 /** What a new profile needs; id and timestamps are filled in. */
-export type NewProfile = Omit<ProfileInput, 'id' | 'createdAt' | 'updatedAt'>;
+export type NewProfile = Omit<StoredProfileInput, 'id' | 'createdAt' | 'updatedAt'>;
 
 type Loaded = { ok: true; doc: StoreDoc; setAside: SetAside[] } | { ok: false; reason: string };
 
@@ -266,6 +266,7 @@ export function mergeImported(doc: StoreDoc, fresh: Profile, replace: boolean | 
   }
 }
 
+/** Fill id/timestamps/defaults and validate; a bad field becomes one clear PROFILE_INVALID line. */
 export function makeProfile(input: NewProfile): Profile {
   const now = new Date().toISOString();
   return validateProfile({ ...input, id: randomUUID(), createdAt: now, updatedAt: now });

@@ -11,8 +11,11 @@ export const SCHEMA_VERSION = 3;
 // version, key records and the document around them. The re-export keeps the CLI's imports working.
 export { NAME_RE, VIEWER_ENCODINGS, type Profile, type ProfileAuth } from '../../shared/profileSchema';
 
-/** What a caller supplies; id, timestamps and defaults are filled in. */
-export type ProfileInput = z.input<typeof profileSchema>;
+/**
+ * What the profiles store takes: the saved profile as its schema parses it (id, timestamps and defaults
+ * filled in). Not the window's input (src/shared/contract.ts ProfileInput), which is stricter.
+ */
+export type StoredProfileInput = z.input<typeof profileSchema>;
 
 export const KEY_TYPES = ['ssh-ed25519', 'ssh-rsa', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521'] as const;
 

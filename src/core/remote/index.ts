@@ -1,6 +1,7 @@
 /** What the CLI, the Electron main process and the IPC contract use from the remote-server area. */
 export { shellQuote, shellCommand } from './shellQuote';
-export { probeServer, probeVideo, queryGpus, buildReport, bestVideoEncoder, remoteOptRootFrom, type ProbeOptions } from './probe';
+export { probeServer, probeVideo, buildReport, bestVideoEncoder, remoteOptRootFrom, type ProbeOptions } from './probe';
+export { queryGpus } from './gpuFigures';
 export { computeFindings } from './findings';
 export { buildSetupPlan, formatPlan, chooseBackend, type PlanOptions } from './setupPlan';
 export { applyPlan, checkPlan, type ApplyOptions } from './planRunner';

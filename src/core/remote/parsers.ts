@@ -56,32 +56,6 @@ export function smiNumber(v: string | undefined): number | null {
   return Number(t);
 }
 
-/**
- * `nvidia-smi --query-gpu=index,name,uuid,memory.total,memory.used,utilization.gpu,driver_version[,pci.bus_id]
- *  --format=csv,noheader,nounits`: one GPU per line, fields separated by ", ". GPU names never contain
- * commas, so a plain split is exact.
- */
-export function parseNvidiaSmiCsv(text: string): GpuInfo[] {
-  const gpus: GpuInfo[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (!line) continue;
-    const f = line.split(',').map((s) => s.trim());
-    if (f.length < 7 || !/^\d+$/.test(f[0])) continue;
-    gpus.push({
-      index: Number(f[0]),
-      name: f[1],
-      uuid: f[2],
-      memoryTotalMiB: smiNumber(f[3]),
-      memoryUsedMiB: smiNumber(f[4]),
-      utilizationPct: smiNumber(f[5]),
-      driverVersion: f[6],
-      pciBusId: f[7] && /^[0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+\.[0-9A-Fa-f]+$/.test(f[7]) ? f[7] : null,
-    });
-  }
-  return gpus;
-}
-
 /** "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.12  Wed Sep …" → "535.104.12". */
 export function parseNvidiaProcVersion(text: string): string | null {
   const m = /Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)/.exec(text);

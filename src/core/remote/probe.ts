@@ -6,7 +6,6 @@ import {
   isLoopbackAddress,
   parseGlxinfo,
   parseNvidiaProcVersion,
-  parseNvidiaSmiCsv,
   parseOsRelease,
   parseProcNetTcp,
   parseEglProbe,
@@ -19,9 +18,9 @@ import {
   type EglDeviceProbed,
   parseClipboardTools,
 } from './parsers';
-import { buildProbeCommand, buildVideoProbeCommand, NVIDIA_SMI_QUERY, VIDEO_TEST_SECONDS, VULKANINFO_SECONDS } from './probeScript';
+import { parseGpuInfoCsv } from './gpuFigures';
+import { buildProbeCommand, buildVideoProbeCommand, VIDEO_TEST_SECONDS, VULKANINFO_SECONDS } from './probeScript';
 import { sessionsFromSections } from './sessionTable';
-import { shellCommand } from './shellQuote';
 import type {
   DeviceNode,
   DriDevice,
@@ -77,14 +76,6 @@ export function remoteOptRootFrom(env: Record<string, string | undefined>): stri
   return env.GPU_DESK_REMOTE_OPT_ROOT || '/opt';
 }
 
-export async function queryGpus(session: SshSession): Promise<GpuInfo[]> {
-  const r = await session.exec(
-    `command -v nvidia-smi >/dev/null 2>&1 && ${shellCommand(['nvidia-smi', NVIDIA_SMI_QUERY, '--format=csv,noheader,nounits'])}`,
-    { timeoutMs: 10_000 },
-  );
-  return r.code === 0 ? parseNvidiaSmiCsv(r.stdout) : [];
-}
-
 /** Pure: the probe script's sections → a ServerReport with findings. Exported for fixture tests. */
 export function buildReport(s: Record<string, string>, host: string, probeMs = 0): ServerReport {
   const lines = (name: string) => (s[name] ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
@@ -98,7 +89,7 @@ export function buildReport(s: Record<string, string>, host: string, probeMs = 0
   const smiInstalled = !smiText.includes('@@absent');
   const smiRc = /@@rc=(\d+)/.exec(smiText);
   const smiOk = smiInstalled && smiRc?.[1] === '0';
-  const gpus = smiOk ? parseNvidiaSmiCsv(smiText.replace(/@@rc=\d+/, '')) : [];
+  const gpus = smiOk ? parseGpuInfoCsv(smiText.replace(/@@rc=\d+/, '')) : [];
   const procVersion = parseNvidiaProcVersion(s.nvproc ?? '');
   const smiError = smiInstalled && !smiOk
     ? smiText.replace(/@@rc=\d+/, '').trim().split('\n')[0]?.slice(0, 300) || `nvidia-smi exited with status ${smiRc?.[1] ?? '?'}`

@@ -1,4 +1,8 @@
 import type { Duplex } from 'node:stream';
+import type { ConnectionState, HostKeyDecision } from '../../shared/models';
+
+// Defined once in src/shared, where the window reads them too.
+export type { ConnectionState, HostKeyDecision } from '../../shared/models';
 
 /** Where to connect, after ~/.ssh/config has been applied. */
 export interface SshEndpoint {
@@ -12,8 +16,6 @@ export interface SshEndpoint {
   /** CertificateFile entries (tokens and ~ expanded): certificates offered with the key each certifies. */
   certificateFiles?: string[];
 }
-
-export type HostKeyDecision = 'reject' | 'accept-once' | 'accept-save';
 
 export interface HostKeyPrompt {
   /** Host as written in known_hosts terms ("host" or "[host]:port"). */
@@ -112,8 +114,6 @@ export interface ConnectOptions {
   /** Optional logger; receives no secrets. */
   log?: (line: string) => void;
 }
-
-export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
 
 export interface ConnectionStateEvent {
   state: ConnectionState;

@@ -14,9 +14,10 @@ import { isShortcut, viewerShortcut, type ShortcutKeys } from './shortcutKeys';
 export const LOSSLESS_IDLE_MS = 1000;
 const MAX_RECTS = 512;
 
-export interface Rect { x: number; y: number; w: number; h: number }
+/** A rectangle of an RFB update, in noVNC's names (w, h). */
+export interface UpdateRect { x: number; y: number; w: number; h: number }
 
-function intersect(a: Rect, b: Rect): Rect | null {
+function intersect(a: UpdateRect, b: UpdateRect): UpdateRect | null {
   const x = Math.max(a.x, b.x);
   const y = Math.max(a.y, b.y);
   const r = Math.min(a.x + a.w, b.x + b.w);
@@ -25,10 +26,10 @@ function intersect(a: Rect, b: Rect): Rect | null {
 }
 
 /** a minus b: up to four disjoint pieces. */
-function subtract(a: Rect, b: Rect): Rect[] {
+function subtract(a: UpdateRect, b: UpdateRect): UpdateRect[] {
   const i = intersect(a, b);
   if (!i) return [a];
-  const out: Rect[] = [];
+  const out: UpdateRect[] = [];
   if (i.y > a.y) out.push({ x: a.x, y: a.y, w: a.w, h: i.y - a.y });
   if (i.y + i.h < a.y + a.h) out.push({ x: a.x, y: i.y + i.h, w: a.w, h: a.y + a.h - (i.y + i.h) });
   if (i.x > a.x) out.push({ x: a.x, y: i.y, w: i.x - a.x, h: i.h });
@@ -39,7 +40,7 @@ function subtract(a: Rect, b: Rect): Rect[] {
 export class LossyRegion {
   private width = 0;
   private height = 0;
-  private rects: Rect[] = [];
+  private rects: UpdateRect[] = [];
 
   constructor(width = 0, height = 0) {
     this.resize(width, height);
@@ -69,7 +70,7 @@ export class LossyRegion {
   }
 
   /** A rectangle drawn from JPEG. */
-  jpeg(r: Rect): void {
+  jpeg(r: UpdateRect): void {
     const c = this.clip(r);
     if (!c) return;
     this.exact(c);
@@ -78,13 +79,13 @@ export class LossyRegion {
   }
 
   /** A rectangle drawn exactly (any other encoding): its pixels are exact again. */
-  exact(r: Rect): void {
+  exact(r: UpdateRect): void {
     if (r.w <= 0 || r.h <= 0 || !this.rects.length) return;
     this.rects = this.rects.flatMap((x) => subtract(x, r));
   }
 
   /** CopyRect from (sx, sy): the destination is lossy where its source was. */
-  copy(r: Rect, sx: number, sy: number): void {
+  copy(r: UpdateRect, sx: number, sy: number): void {
     const src = { x: sx, y: sy, w: r.w, h: r.h };
     const moved = this.rects.flatMap((x) => {
       const i = intersect(x, src);
@@ -94,11 +95,11 @@ export class LossyRegion {
     for (const m of moved) this.jpeg(m);
   }
 
-  private clip(r: Rect): Rect | null {
+  private clip(r: UpdateRect): UpdateRect | null {
     return intersect(r, { x: 0, y: 0, w: this.width, h: this.height });
   }
 
-  private bounds(): Rect {
+  private bounds(): UpdateRect {
     const x = Math.min(...this.rects.map((r) => r.x));
     const y = Math.min(...this.rects.map((r) => r.y));
     const right = Math.max(...this.rects.map((r) => r.x + r.w));

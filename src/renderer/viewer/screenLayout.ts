@@ -3,10 +3,10 @@
  * one of them as it would on the desk. Pure: the desk's monitors in, the RFB screen list out, and the
  * SetDesktopSize message that carries it (ExtendedDesktopSize, rfbproto "SetDesktopSize", type 251).
  */
+import type { Rect } from '../../shared/models';
 import { spanBounds } from '../../shared/spanDisplays';
 
-/** A rectangle in the desktop's pixels. */
-export interface Rect { x: number; y: number; width: number; height: number }
+export type { Rect } from '../../shared/models';
 
 /** One screen of an RFB layout: its id (kept by the server across changes) and where it lies. */
 export interface RfbScreen extends Rect { id: number; flags: number }

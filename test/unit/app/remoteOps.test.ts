@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { remoteOps } from '../../../src/core/app/remoteOps';
-import { queryGpus } from '../../../src/core/remote/probe';
+import { queryGpus } from '../../../src/core/remote/gpuFigures';
 import type { SshSession } from '../../../src/core/ssh/types';
 
 /** A server that records what it is asked and answers nvidia-smi with one GPU. */
@@ -20,7 +20,7 @@ afterEach(() => {
 });
 
 describe("the app's remote seam is the CLI's remote core", () => {
-  it("the GPU cards' query is the probe's queryGpus (same fields, so the PCI bus id comes through)", async () => {
+  it("the GPU cards' query is the CLI's queryGpus (the probe's fields, so the PCI bus id comes through)", async () => {
     const app = fakeServer();
     const probe = fakeServer();
     const gpus = await remoteOps().gpus(app.s);

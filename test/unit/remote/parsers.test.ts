@@ -6,7 +6,6 @@ import {
   isLoopbackAddress,
   parseGlxinfo,
   parseNvidiaProcVersion,
-  parseNvidiaSmiCsv,
   parseOsRelease,
   parseOtp,
   parseProcNetTcp,
@@ -18,6 +17,7 @@ import {
   splitSections,
   toXorgBusId,
 } from '../../../src/core/remote/parsers';
+import { parseGpuInfoCsv } from '../../../src/core/remote/gpuFigures';
 
 const fx = (name: string) => fs.readFileSync(path.join(__dirname, '../../fixtures/remote', name), 'utf8');
 
@@ -48,7 +48,7 @@ describe('os-release', () => {
 
 describe('nvidia-smi', () => {
   it('parses the query CSV (noheader, nounits) for two GPUs', () => {
-    const g = parseNvidiaSmiCsv(fx('nvidia-smi-query-2gpu.csv'));
+    const g = parseGpuInfoCsv(fx('nvidia-smi-query-2gpu.csv'));
     expect(g).toHaveLength(2);
     expect(g[1]).toEqual({
       index: 1,
@@ -63,13 +63,13 @@ describe('nvidia-smi', () => {
   });
 
   it('turns [N/A] into null instead of NaN', () => {
-    const [g] = parseNvidiaSmiCsv(fx('nvidia-smi-query-na.csv'));
+    const [g] = parseGpuInfoCsv(fx('nvidia-smi-query-na.csv'));
     expect(g.utilizationPct).toBeNull();
     expect(g.memoryTotalMiB).toBe(24576);
   });
 
   it('the "could not communicate with the driver" message yields no GPUs', () => {
-    expect(parseNvidiaSmiCsv(fx('nvidia-smi-no-driver.txt'))).toEqual([]);
+    expect(parseGpuInfoCsv(fx('nvidia-smi-no-driver.txt'))).toEqual([]);
   });
 
   it('reads the kernel module version and converts bus IDs for nvidia-xconfig', () => {

@@ -4,13 +4,14 @@
  * and the set-up step.
  */
 import { describe, expect, it } from 'vitest';
-import { parseVulkaninfoSummary, parseVulkanSection, parseNvidiaSmiCsv } from '../../../src/core/remote/parsers';
+import { parseGpuInfoCsv } from '../../../src/core/remote/gpuFigures';
+import { parseVulkaninfoSummary, parseVulkanSection } from '../../../src/core/remote/parsers';
 import { buildSetupPlan } from '../../../src/core/remote/setupPlan';
 import { formatReport } from '../../../src/core/remote/reportText';
 import { reportView } from '../../../src/core/app/views';
 import { bedLike, freshGpu, fx, LVP_ICD, nvidiaIcd, report, vulkanSection } from './reports';
 
-const GPUS = parseNvidiaSmiCsv(fx('nvidia-smi-query-2gpu.csv'));
+const GPUS = parseGpuInfoCsv(fx('nvidia-smi-query-2gpu.csv'));
 const codes = (r: ReturnType<typeof report>) => r.findings.map((f) => f.code).filter((c) => c.startsWith('VULKAN'));
 const find = (r: ReturnType<typeof report>, code: string) => {
   const f = r.findings.find((x) => x.code === code);
