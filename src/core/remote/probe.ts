@@ -27,7 +27,6 @@ import type {
   ReachInfo,
   UserInstallInfo,
   EglDevice,
-  GpuInfo,
   GpuVendor,
   ServerReport,
   SudoState,
@@ -70,7 +69,6 @@ export async function probeVideo(session: SshSession): Promise<VideoInfo> {
   return parseVideoSection(sections.video ?? '', VIDEO_TEST_SECONDS);
 }
 
-/** Just the GPUs, for live monitoring (one cheap nvidia-smi call; [] when there is no driver). */
 /** Where VirtualGL/ and TurboVNC/ live on the server (default /opt, where their packages install; tests point it elsewhere to stand for a server without them). */
 export function remoteOptRootFrom(env: Record<string, string | undefined>): string {
   return env.GPU_DESK_REMOTE_OPT_ROOT || '/opt';
