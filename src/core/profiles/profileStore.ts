@@ -243,7 +243,6 @@ function notFound(name: string): GpuDeskError {
   return new GpuDeskError('PROFILE_NOT_FOUND', `no profile named "${name}"`, 'see "gpu-desk profiles list"');
 }
 
-/** Fill id/timestamps/defaults and validate; a bad field becomes one clear PROFILE_INVALID line. */
 /** What an import (ssh config or an exported file) did, profile by profile. */
 export interface ImportResult {
   added: Profile[];
