@@ -124,7 +124,8 @@ export class DesktopEndpoints {
       return reach(at).catch(async () => reach(await current()));
     };
     const confirmed = remembered
-      ? lookUpAgain().then((now) => (sameEndpoint(now, remembered) ? 'same' as const : 'moved' as const), () => {
+      // Nothing there any more is not a move: the stream fails by itself and says the display is not running.
+      ? lookUpAgain().then((now) => (sameEndpoint(now, remembered) || now.owner.kind === 'none' ? 'same' as const : 'moved' as const), () => {
         // The server could not say: the next try looks it up afresh rather than trusting last time.
         this.remembered.delete(key);
         return 'moved' as const;

@@ -228,8 +228,8 @@ describe('gpu-desk tunnel error paths: one line, cause and fix, non-zero exit', 
   });
 
   it('display out of range, bad -L spec, missing destination, unknown option', async () => {
-    await failsWith(['tunnel', 'h', '--display', '100'], /Display 100 is out of range.*0 to 99/);
-    await failsWith(['tunnel', 'h', '--display', 'abc'], /out of range/);
+    await failsWith(['tunnel', 'h', '--display', '100'], /Display 100 is out of range — give 0–99/);
+    await failsWith(['tunnel', 'h', '--display', 'abc'], /Display 'abc' is not a number — give 0–99/);
     await failsWith(['tunnel', 'h', '--display', '1', '-L', '8888:localhost'], /Bad -L forward "8888:localhost"/);
     await failsWith(['tunnel', 'h', '--display', '1', '-L', '0.0.0.0:8888:localhost:8888'], /only listens on 127\.0\.0\.1/);
     await failsWith(['tunnel', '--display', '1'], /destination is missing/);

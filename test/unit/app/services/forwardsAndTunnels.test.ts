@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redactSecrets } from '../../../../src/core/errors';
 import { Forwards } from '../../../../src/core/app/services/forwards';
 import { HttpChecks } from '../../../../src/core/app/services/httpChecks';
 import { Tunnels } from '../../../../src/core/app/services/tunnels';
@@ -101,3 +102,25 @@ describe('tunnels service (fake connection layer)', () => {
     expect(last).toEqual([]);
   });
 });
+
+describe("tunnels service: the desktop's password and who serves it", () => {
+  it('a TurboVNC desktop of this account comes with a fresh one-time password (redacted while open); another account\'s listener is refused', async () => {
+    const connections = new FakeConnections();
+    connections.add('c3');
+    let owner: 'mine' | 'other' = 'mine';
+    const remote = {
+      endpoint: async () => ({ kind: 'tcp', host: '127.0.0.1', port: vncPort, flavor: 'turbovnc', owner: owner === 'mine' ? { kind: 'mine' } : { kind: 'listener', uid: 1001, user: 'mallory', self: false } }),
+      oneTimePassword: async () => 'otp-for-the-tunnel-0123',
+    } as unknown as RemoteOps;
+    const tunnels = new Tunnels({ remote, emit: () => {}, connections, http: new HttpChecks(), desktops: { sessionPassword: () => null }, openForwards: async () => [] }).handlers();
+    const t = await tunnels['tunnels.open']({ connectionId: 'c3', display: 1, forwards: [] });
+    expect(t.oneTimePassword).toBe('otp-for-the-tunnel-0123');
+    expect(redactSecrets('otp-for-the-tunnel-0123')).toBe('[redacted]');
+    await tunnels['tunnels.close']({ tunnelId: t.id });
+    expect(redactSecrets('otp-for-the-tunnel-0123')).toBe('otp-for-the-tunnel-0123');
+    owner = 'other';
+    await expect(tunnels['tunnels.open']({ connectionId: 'c3', display: 1, forwards: [] })).rejects.toThrow(/not one of your desktops: user mallory \(uid 1001\)/);
+    expect(connections.ready('c3').tunnels.list()).toEqual([]);
+  });
+});
+
