@@ -61,11 +61,6 @@ export interface DestinationDefaults {
 }
 let resolver: DestinationResolver | null = null;
 export function setDestinationResolver(r: DestinationResolver | null): void {
-/** Bare names looked up as saved profiles in this process and not found (for a clearer DNS error). */
-const notProfiles = new Set<string>();
-export function notAProfile(name: string): boolean {
-  return notProfiles.has(name);
-}
   resolver = r;
 }
 
@@ -131,7 +126,6 @@ export async function resolveDestination(
     appKnownHostsFile: path.resolve(v['known-hosts'] ?? io.env.GPU_DESK_KNOWN_HOSTS ?? appPaths({ env: io.env }).knownHostsFile),
     ...fromProfile,
   };
-  if (resolver && !resolved && /^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(destination)) notProfiles.add(destination);
   const options: ConnectOptions = {
     ...base,
     ...(port !== undefined ? { port } : {}),
