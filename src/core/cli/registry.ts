@@ -23,3 +23,12 @@ export function getCommand(name: string): CliCommand | undefined {
 export function listCommands(): CliCommand[] {
   return [...commands.values()];
 }
+
+/**
+ * The actions a command takes after its destination, as its help's usage line lists them
+ * ("Usage: gpu-desk sessions <destination> list|start|otp|kill …" → list, start, otp, kill).
+ */
+export function actionsAfterDestination(c: CliCommand): string[] {
+  const m = /^Usage: gpu-desk \S+ <(?:destination|cluster)> ([a-z-]+(?:\|[a-z-]+)+)/m.exec(c.help);
+  return m ? m[1].split('|') : [];
+}

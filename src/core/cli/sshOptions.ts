@@ -60,6 +60,11 @@ export interface DestinationDefaults {
   job?: JobSettings;
 }
 let resolver: DestinationResolver | null = null;
+/** Bare names looked up as saved profiles in this process and not found (for a clearer DNS error). */
+const notProfiles = new Set<string>();
+export function notAProfile(name: string): boolean {
+  return notProfiles.has(name);
+}
 export function setDestinationResolver(r: DestinationResolver | null): void {
   resolver = r;
 }
@@ -119,6 +124,7 @@ export async function resolveDestination(
     }
   }
   const resolved = resolver ? await resolver(destination, io) : null;
+  if (resolver && !resolved && /^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(destination)) notProfiles.add(destination);
   const { defaults = {}, ...fromProfile } = resolved ?? {};
   const sshConfig = v['ssh-config'];
   const base: ConnectOptions = {

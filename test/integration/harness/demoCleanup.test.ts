@@ -78,10 +78,12 @@ async function startDemo(): Promise<Demo> {
 }
 
 /** What the running demo consists of: its process tree, and whatever carries its marker or names its folder. */
-function snapshot(demo: Demo): { procs: Proc[]; marker: string } {
-  const tree = new Set(processTree(demo.npm.pid!));
-  const xterm = [...tree].map(proc).find((p) => p?.comm === 'xterm');
+async function snapshot(demo: Demo): Promise<{ procs: Proc[]; marker: string }> {
+  const xterm = processTree(demo.npm.pid!).map(proc).find((p) => p?.comm === 'xterm');
   expect(xterm, `no xterm in the demo's tree:\n${demo.out}`).toBeTruthy();
+  // The terminal starts its shell on its own time.
+  await waitUntil(() => processTree(xterm!.pid).some((pid) => proc(pid)?.comm === 'bash'));
+  const tree = new Set(processTree(demo.npm.pid!));
   const marker = environ(xterm!.pid).find((v) => v.startsWith('GPU_DESK_DEMO='));
   expect(marker).toBeTruthy();
   for (const pid of allPids()) {
@@ -130,11 +132,25 @@ function checkRunningDemo(demo: Demo, snap: { procs: Proc[] }): void {
   expect(environ(shell.pid)).toContain(`USER=${user}`);
 }
 
+/** The desktop's window manager gives the terminal the keyboard, even with the test pattern mapped after it. */
+async function checkFocus(demo: Demo, snap: { procs: Proc[] }): Promise<void> {
+  const xvnc = snap.procs.find((p) => p.comm === 'Xvnc')!;
+  const env = { ...process.env, DISPLAY: `:${demo.display}`, XAUTHORITY: / -auth (\S+)/.exec(xvnc.cmdline)![1] };
+  const root = (prop: string) => execFileSync('xprop', ['-root', prop], { env, encoding: 'utf8' });
+  const windows = () => root('_NET_CLIENT_LIST').match(/0x[0-9a-f]+/g) ?? [];
+  const pattern = snap.procs.some((p) => p.comm === 'ffplay');
+  await waitUntil(() => windows().length >= (pattern ? 2 : 1));
+  const xterm = snap.procs.find((p) => p.comm === 'xterm')!;
+  const own = Number(environ(snap.procs.find((p) => p.comm === 'bash' && processTree(xterm.pid).includes(p.pid))!.pid).find((v) => v.startsWith('WINDOWID='))!.split('=')[1]);
+  expect(Number(/0x[0-9a-f]+/.exec(root('_NET_ACTIVE_WINDOW'))![0])).toBe(own);
+}
+
 describe('npm run demo leaves nothing behind', () => {
   it('after Ctrl+C twice to its process group', async () => {
     const demo = await startDemo();
-    const snap = snapshot(demo);
+    const snap = await snapshot(demo);
     checkRunningDemo(demo, snap);
+    await checkFocus(demo, snap);
     const supervisor = snap.procs.find((p) => p.cmdline.includes('cleanupSupervisor'))!;
     expect(supervisor).toBeTruthy();
     const exited = new Promise((r) => demo.npm.once('exit', r));
@@ -148,7 +164,7 @@ describe('npm run demo leaves nothing behind', () => {
 
   it('after the demo is killed outright (SIGKILL to its process group)', async () => {
     const demo = await startDemo();
-    const snap = snapshot(demo);
+    const snap = await snapshot(demo);
     checkRunningDemo(demo, snap);
     const supervisor = snap.procs.find((p) => p.cmdline.includes('cleanupSupervisor'))!;
     const exited = new Promise((r) => demo.npm.once('exit', r));
