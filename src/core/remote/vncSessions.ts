@@ -9,6 +9,7 @@ import { SECTION_HELPERS, SESSION_SECTIONS_SCRIPT, flavorOfExecutable, sessionsF
 import { shScript } from './shellQuote';
 import { displayToPort } from '../tunnels/forwardSpec';
 import { TURBOVNC_ARGS } from './turboVncArgs';
+import { TURBOVNC_BIN_SH, USER_INSTALL_SH, XKB_ARGS_SH } from './userInstall';
 import { START_GEOMETRY_HINT, boundingGeometry, geometryScreens } from '../../shared/screenGeometry';
 import type { ServerReport, StartedSession, VncFlavor, VncSessionInfo } from './types';
 
@@ -41,8 +42,8 @@ export interface StartOptions extends SessionOptions {
 const LIST_SCRIPT = `
 export LC_ALL=C
 PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"
-T="\${1:-/opt}/TurboVNC/bin"
-${SECTION_HELPERS}
+O="\${1:-/opt}"
+${USER_INSTALL_SH}${TURBOVNC_BIN_SH}${SECTION_HELPERS}
 ${SESSION_SECTIONS_SCRIPT}
 m end
 `;
@@ -230,8 +231,10 @@ function randomVncPassword(): string {
 }
 
 const TURBO_START = `
-n="$1"; min="\${2:-1}"; geom="$3"; wm="$4"; vgl="$5"; T="$6/TurboVNC/bin"; uds="$7"
-# The GPU the desktop is pinned to (gpuChoice.ts): these names only, inherited by everything in it.
+n="$1"; min="\${2:-1}"; geom="$3"; wm="$4"; vgl="$5"; O="$6"; uds="$7"
+# TurboVNC from the system (/opt) or, where it has none, from the install in the home, whose
+# environment (its libraries, vglrun and window manager on PATH) every program in the desktop inherits.
+${USER_INSTALL_SH}${TURBOVNC_BIN_SH}# The GPU the desktop is pinned to (gpuChoice.ts): these names only, inherited by everything in it.
 shift 7
 for kv in "$@"; do case "$kv" in GPU_DESK_GPU=*|CUDA_VISIBLE_DEVICES=*|DRI_PRIME=*) export "$kv" ;; esac; done
 # One start at a time for this account: two starts must not pick the same free display.
@@ -239,8 +242,7 @@ mkdir -p "$HOME/.vnc" && command -v flock >/dev/null 2>&1 && { exec 9>"$HOME/.vn
 ${PICK_DISPLAY_SH}
 loopback=1; xsdir="$HOME/.vnc"; unixsock=""
 [ "$uds" = 1 ] && unixsock="$HOME/.vnc/gpu-desk-$n.sock"
-${TURBOVNC_ARGS}
-# -otp: the first one-time password, printed with the start.
+${TURBOVNC_ARGS}${XKB_ARGS_SH}# -otp: the first one-time password, printed with the start.
 set -- "$@" -otp
 exec "$T/vncserver" "$@" </dev/null 9>&- 2>&1
 `;
@@ -361,7 +363,9 @@ async function start(session: SshSession, opts: StartOptions, hold: (secret: str
     let xstartup = '';
     let args: string[] = [];
     if (wm && vgl) {
-      xstartup = `${report.virtualgl.binDir ?? `${optRoot}/VirtualGL/bin`}/vglrun`;
+      // The install in the home runs VirtualGL through its wrapper, which finds the faker libraries.
+      const ui = report.userInstall;
+      xstartup = ui?.current && ui.sessionsUse.virtualgl === 'user' ? `${ui.current}/bin/vglrun` : `${report.virtualgl.binDir ?? `${optRoot}/VirtualGL/bin`}/vglrun`;
       args = [...(vgl !== 'glx' ? ['-d', vgl] : []), '+wm', wm];
     } else if (wm) {
       xstartup = wm;
@@ -453,7 +457,7 @@ async function oneTimePasswordOnceUp(session: SshSession, display: number, optRo
 /** A fresh TurboVNC one-time password for a running session (each works for one connection). */
 export async function newOneTimePassword(session: SshSession, display: number, opts: SessionOptions = {}): Promise<string> {
   displayToPort(display);
-  const r = await session.exec(shScript('exec "$1/TurboVNC/bin/vncpasswd" -o -display ":$2" 2>&1', [opts.optRoot ?? '/opt', String(display)]), { timeoutMs: 30_000 });
+  const r = await session.exec(shScript(`O="$1"\n${USER_INSTALL_SH}${TURBOVNC_BIN_SH}exec "$T/vncpasswd" -o -display ":$2" 2>&1`, [opts.optRoot ?? '/opt', String(display)]), { timeoutMs: 30_000 });
   const otp = parseOtp(r.stdout + r.stderr);
   if (r.code !== 0 || !otp) {
     throw new GpuDeskError('VNC_SESSION_FAILED', `No one-time password for :${display}: ${(r.stdout + r.stderr).trim().split('\n')[0] ?? ''}`, 'Check that the session is a running TurboVNC session of this account');
@@ -487,8 +491,8 @@ export function revealVncPassword(block: Buffer): string | null {
 }
 
 const KILL = `
-n="$1"; flavor="$2"; T="$3/TurboVNC/bin"
-if [ "$flavor" = turbovnc ]; then
+n="$1"; flavor="$2"; O="$3"
+${USER_INSTALL_SH}${TURBOVNC_BIN_SH}if [ "$flavor" = turbovnc ]; then
   out=$("$T/vncserver" -kill ":$n" 2>&1); rc=$?
   printf '%s\n' "$out"
   case "$out" in *"seems to be deadlocked"*)
