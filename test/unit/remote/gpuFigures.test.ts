@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GPU_FIGURES_QUERIES, GPU_INFO_FIELDS, gpuFiguresQueryArg, NVIDIA_SMI_QUERY, parseGpuFiguresCsv, parseGpuInfoCsv } from '../../../src/core/remote/gpuFigures';
 import { buildProbeCommand } from '../../../src/core/remote/probeScript';
+import type { GpuInfo } from '../../../src/core/remote/types';
 
 const fx = (name: string) => fs.readFileSync(path.join(__dirname, '../../fixtures/remote', name), 'utf8');
 
@@ -22,7 +23,7 @@ describe('gpuFigures.ts: one nvidia-smi query builder and parser', () => {
     const fields = GPU_FIGURES_QUERIES[0];
     const hud = parseGpuFiguresCsv(fx('nvidia-smi-query-hud-2gpu.csv'), fields);
     const cards = parseGpuInfoCsv(fx('nvidia-smi-query-2gpu.csv'));
-    const base = (g: (typeof hud)[number]) => ({ index: g.index, name: g.name, uuid: g.uuid, memoryTotalMiB: g.memoryTotalMiB, driverVersion: g.driverVersion });
+    const base = (g: GpuInfo) => ({ index: g.index, name: g.name, uuid: g.uuid, memoryTotalMiB: g.memoryTotalMiB, driverVersion: g.driverVersion });
     expect(hud.map(base)).toEqual(cards.map(base));
     expect(hud[1]).toMatchObject({ pciBusId: null, temperatureC: 67, powerDrawW: 341.2, powerLimitW: 400, encoderPct: 23, decoderPct: 6 });
   });
