@@ -1,4 +1,4 @@
-import { test as base, expect, type ConsoleMessage, type Page } from '@playwright/test';
+import { test as base, expect, type ConsoleMessage, type Page, type WebError } from '@playwright/test';
 import type { MethodInput, MethodName, MethodOutput } from '../../src/shared/contract';
 import { findElectron, launchElectronApp, type LaunchedApp } from '../e2e-electron/electronBinary';
 import fs from 'node:fs';
@@ -35,7 +35,10 @@ export interface Env {
   docShot(page: Page, name: string): Promise<void>;
   /** The Electron app's window (Electron shell only). */
   window: Page | null;
-  /** Every line the app's core logged in this worker (harness shell), for secret scans. */
+  /**
+   * Every line the app logged in this worker, each with the time: its core's (harness shell) and its
+   * pages' consoles (the renderer's own lines, page errors). A failed test prints its part; secret scans read it all.
+   */
   log: string[];
   /**
    * The harness's stand-in for the native file dialogs (Chromium cannot show Electron's): each
@@ -88,15 +91,25 @@ export const test = base.extend<{ electronGate: void; afterEachTest: void }, { e
     { auto: true },
   ],
   // Every spec fails on a text the catalogues lack (src/renderer/i18n records and logs each one).
+  // What every page of the app says on its console goes into the app's log (debug lines aside).
   page: async ({ page, env }, use) => {
     const p = env.window ?? page;
     const missing: string[] = [];
     const onConsole = (m: ConsoleMessage) => {
       if (m.type() === 'error' && m.text().startsWith('i18n: missing')) missing.push(m.text());
     };
+    const context = p.context();
+    const toLog = (m: ConsoleMessage) => {
+      if (m.type() !== 'debug') env.log.push(`${stamp()} page console.${m.type()}: ${m.text()}`);
+    };
+    const onError = (e: WebError) => env.log.push(`${stamp()} page uncaught: ${e.error().stack ?? e.error().message}`);
     p.on('console', onConsole);
+    context.on('console', toLog);
+    context.on('weberror', onError);
     await use(p);
     p.off('console', onConsole);
+    context.off('console', toLog);
+    context.off('weberror', onError);
     expect(missing, 'texts missing from the catalogues').toEqual([]);
   },
   env: [
@@ -146,7 +159,7 @@ export const test = base.extend<{ electronGate: void; afterEachTest: void }, { e
       } else {
         const h = await startHarness({
           build: false,
-          log: (l) => log.push(l),
+          log: (l) => log.push(`${stamp()} ${l}`),
           deps: { sshConfigPath, userKnownHostsFiles: [], dialogs: { openFile: nextPath, saveFile: nextPath } },
         });
         harness = h;
@@ -196,6 +209,11 @@ export const test = base.extend<{ electronGate: void; afterEachTest: void }, { e
     { scope: 'worker' },
   ],
 });
+
+/** The time of day to the millisecond (UTC), as the app's log lines carry it. */
+function stamp(): string {
+  return new Date().toISOString().slice(11, 23);
+}
 
 function fileSize(file: string): number {
   try {

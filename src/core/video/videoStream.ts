@@ -2,7 +2,7 @@ import { Duplex } from 'node:stream';
 import type { ClientChannel } from 'ssh2';
 import { GpuDeskError } from '../errors';
 import { escapeServerText } from '../serverText';
-import { VIDEO_FRAME, type VideoStreamInfo } from '../../shared/videoFrames';
+import { evenSize, VIDEO_FRAME, type VideoStreamInfo } from '../../shared/videoFrames';
 import { accessUnitMessage, jsonMessage } from './accessUnits';
 import { FlvAccessUnits } from './flvUnits';
 import { encoderCommand, type VideoStreamSpec } from './encoderCommand';
@@ -26,8 +26,9 @@ export function endReason(stderrTail: string, code: number | null, signal: strin
  * listens on the server. The stream's readable side carries: one info message, the access units (the
  * first is a key frame), and an end message with the reason when the encoder stopped by itself.
  * Destroying the stream closes the channel, which ends the encoder (see encoderCommand.ts).
+ * `onEnd` hears the reason of an encoder that stopped by itself (for the app's log).
  */
-export async function openVideoStream(session: VideoStreamSession, spec: VideoStreamSpec): Promise<Duplex> {
+export async function openVideoStream(session: VideoStreamSession, spec: VideoStreamSpec, onEnd?: (reason: string) => void): Promise<Duplex> {
   if (!session.execStream) throw new GpuDeskError('BAD_ARGUMENT', 'This connection cannot carry a video stream', 'switch the codec to VNC');
   const ch = await session.execStream(encoderCommand(spec));
   const split = new FlvAccessUnits();
@@ -59,10 +60,13 @@ export async function openVideoStream(session: VideoStreamSession, spec: VideoSt
   const finish = (reason: string | null) => {
     if (ended) return;
     ended = true;
-    if (reason) out.push(jsonMessage(VIDEO_FRAME.end, { reason }));
+    if (reason) {
+      onEnd?.(reason);
+      out.push(jsonMessage(VIDEO_FRAME.end, { reason }));
+    }
     out.push(null);
   };
-  const info: VideoStreamInfo = { encoder: spec.encoder, width: spec.width & ~1, height: spec.height & ~1, fps: spec.fps, bitrateKbps: spec.bitrateKbps };
+  const info: VideoStreamInfo = { encoder: spec.encoder, width: evenSize(spec.width), height: evenSize(spec.height), fps: spec.fps, bitrateKbps: spec.bitrateKbps };
   out.push(jsonMessage(VIDEO_FRAME.info, info));
   ch.on('data', (d: Buffer) => {
     if (ended) return;

@@ -235,6 +235,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         start: (spec) => api.invoke('viewer.videoStart', { viewerId: ticket.viewerId, ...spec }),
         stop: () => api.invoke('viewer.videoStop', { viewerId: ticket.viewerId }),
         onView: (v) => { if (!cancelled) setVideo(v); },
+        // The page's console: the harness's e2e prints it with the app's log when a spec fails.
+        log: (l) => console.info(`gpu-desk viewer: ${l}`),
       });
       videoMode.current = vm;
       attachScreens.current(s.rfb);

@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import { GpuDeskError } from '../../errors';
 import type { Handlers } from '../../../shared/contract';
 import type { VideoTicket } from '../../../shared/models';
+import { evenSize } from '../../../shared/videoFrames';
 import type { ChannelHub } from '../../vnc/channelHub';
 import { openVideoStream, type VideoStreamSession } from '../../video/videoStream';
 import type { VideoEncoderChoice } from '../../video/encoderCheck';
@@ -28,17 +29,17 @@ export interface VideoStreamsDeps {
   log(line: string): void;
 }
 
+/** The stream drawing and the one replacing it (a new bitrate, a new size). */
+const MAX_STREAMS_PER_VIEWER = 2;
+/** The viewer connects to a stream as soon as it has its ticket: an encoder nobody claims by then is ended. */
+export const VIDEO_CLAIM_MS = 15_000;
+
 /**
  * Video mode's streams: each a hub ticket whose stream is the server's encoder
  * (core/video/videoStream.ts). A new start for the same viewer (a resize, a new bitrate, a key frame
  * after a decoder error) runs beside the stream it replaces until the viewer closes that one; a third
  * start ends the oldest. Each encoder ends with its channel.
  */
-/** The stream drawing and the one replacing it (a new bitrate, a new size). */
-const MAX_STREAMS_PER_VIEWER = 2;
-/** The viewer connects to a stream as soon as it has its ticket: an encoder nobody claims by then is ended. */
-export const VIDEO_CLAIM_MS = 15_000;
-
 export class VideoStreams {
   /** Viewer → its streams' tickets, oldest first (the one drawing, and the one replacing it). */
   private readonly live = new Map<string, string[]>();
@@ -68,14 +69,21 @@ export class VideoStreams {
     if (!c.best) throw new GpuDeskError('VIDEO_UNAVAILABLE', `Video mode is not available on this server: ${c.why ?? 'no H.264 encoder works'}`, 'install ffmpeg with libx264 (the Set-up tab has the step), or keep the VNC codec');
     const encoder = c.best;
     const spec = { display: t.display, width, height, fps, bitrateKbps, encoder, ...(c.renderNode ? { renderNode: c.renderNode } : {}) };
-    const open = (): Promise<Duplex> => openVideoStream(session, spec);
+    let id = '';
+    const open = (): Promise<Duplex> => openVideoStream(session, spec, (reason) => this.deps.log(`video stream ${id}: ${reason}`));
     const ticket = this.deps.hub.register(open, { eager: true, claimWithinMs: VIDEO_CLAIM_MS });
+    id = ticket.id;
+    this.deps.log(`video stream ${id}: ${encoder} on display :${t.display}, ${spec.width & ~1}x${spec.height & ~1}, ${fps} fps, ${bitrateKbps} kbit/s`);
     // The stream drawing now keeps going until the new one draws (the viewer then closes it): a new
     // bitrate or size never leaves the screen without video. Older ones than that are ended here.
     const streams = [...(this.live.get(viewerId) ?? []), ticket.id];
-    while (streams.length > MAX_STREAMS_PER_VIEWER) this.deps.hub.revoke(streams.shift()!);
+    while (streams.length > MAX_STREAMS_PER_VIEWER) {
+      const old = streams.shift()!;
+      this.deps.log(`video stream ${old}: ended (a third start for its viewer)`);
+      this.deps.hub.revoke(old);
+    }
     this.live.set(viewerId, streams);
-    return { url: `${this.deps.channelBase()}${ticket.path}`, encoder, width: spec.width & ~1, height: spec.height & ~1, fps, bitrateKbps };
+    return { url: `${this.deps.channelBase()}${ticket.path}`, encoder, width: evenSize(spec.width), height: evenSize(spec.height), fps, bitrateKbps };
   }
 
   /** Ends the viewer's video streams, if any (each encoder ends with its channel). */
@@ -83,6 +91,7 @@ export class VideoStreams {
     const ids = this.live.get(viewerId);
     if (!ids) return;
     this.live.delete(viewerId);
+    if (ids.length) this.deps.log(`video stream ${ids.join(', ')}: ended (the viewer stopped video)`);
     for (const id of ids) this.deps.hub.revoke(id);
   }
 

@@ -1,7 +1,7 @@
 import type { VideoTicket, ViewerCodec } from '../../../shared/models';
 import { autoStep, initialAuto, initialRate, rateStep, type AutoState, type RateState } from './autoCodec';
 import type { StreamPlayer, StreamPlayerSpec, VideoEnd } from './streamPlayer';
-import { videoFps } from '../../../shared/videoFrames';
+import { evenSize, videoFps } from '../../../shared/videoFrames';
 
 /** What the HUD and the Quality panel show of video mode. */
 export interface VideoView {
@@ -46,7 +46,7 @@ export interface VideoModeDeps {
   start(spec: { width: number; height: number; fps: number; bitrateKbps: number }): Promise<VideoTicket>;
   stop(): Promise<void>;
   onView(v: VideoView): void;
-  /** Fires for reasons the person should see (a fallback). */
+  /** What video mode did, one line each (starts, first pictures, ends, fallbacks): for the app's log. */
   log?(line: string): void;
 }
 
@@ -139,7 +139,7 @@ export class VideoMode {
     // second closed each before it drew on a slow machine, and the viewer never drew again (issue 40).
     if (this.view.active !== 'video' || !this.ticket || !fig || this.starting()) return;
     // A resized desktop gets a stream at its new size.
-    if ((width & ~1) !== this.ticket.width || (height & ~1) !== this.ticket.height) {
+    if (evenSize(width) !== this.ticket.width || evenSize(height) !== this.ticket.height) {
       this.restart(this.ticket.bitrateKbps);
       return;
     }
@@ -176,6 +176,7 @@ export class VideoMode {
     // other without a picture still end in a fallback with its reason.
     this.startingSince ??= Date.now();
     this.set({ starting: true });
+    this.deps.log?.(`video: asking for a stream ${width}x${height} at ${Math.round(kbps)} kbit/s`);
     this.deps.start({ width, height, fps: videoFps(kbps, width, height), bitrateKbps: Math.round(kbps) }).then((ticket) => {
       if (gen !== this.gen || this.closed) return;
       const p: StreamPlayer = this.deps.openPlayer({
@@ -194,6 +195,7 @@ export class VideoMode {
             s.videoOwnsScreen = true;
             s.pauseScreenUpdates();
           }
+          this.deps.log?.(`video: the stream ${ticket.width}x${ticket.height} at ${ticket.bitrateKbps} kbit/s (${ticket.encoder}) draws`);
           this.set({ active: 'video', starting: false, encoder: ticket.encoder, bitrateKbps: ticket.bitrateKbps, captureFps: ticket.fps, fallback: null });
         },
         onEnd: (e) => this.ended(p, ticket, e),
@@ -211,6 +213,7 @@ export class VideoMode {
     // The stream being replaced ending (the server keeps at most two a viewer) is no fault while its
     // successor is on its way: the screen keeps its last frame until the new stream draws.
     if (p === this.player && (this.next !== null || this.startingSince !== null)) {
+      this.deps.log?.(`video: the stream drawing ended (${e.reason}); its successor is on its way`);
       p.close();
       this.player = null;
       return;
@@ -221,8 +224,9 @@ export class VideoMode {
     const gen = this.gen;
     const resized = () => {
       const { width, height } = this.deps.session.framebufferSize;
-      return (width & ~1) !== ticket.width || (height & ~1) !== ticket.height;
+      return evenSize(width) !== ticket.width || evenSize(height) !== ticket.height;
     };
+    this.deps.log?.(`video: the stream ${ticket.width}x${ticket.height} ended (${e.reason})`);
     if (resized()) return this.restart(this.rate?.kbps ?? this.firstKbps());
     setTimeout(() => {
       if (gen !== this.gen || this.closed) return;
