@@ -3,6 +3,9 @@ import { applyPlan, checkPlan } from '../../remote/planRunner';
 import { probeServer } from '../../remote/probe';
 import { checkMirrorUrl } from '../../remote/packageFetch';
 import { buildSetupPlan, formatPlan } from '../../remote/setupPlan';
+import { buildUserUninstallPlan, userInstallPackages, wantsUserInstall } from '../../remote/userInstall';
+import { carryUserPackages } from '../../remote/userInstallCarry';
+import fs from 'node:fs';
 import type { PlanProgress } from '../../remote/types';
 import { escapeServerText } from '../../serverText';
 import { jsonText, writeLine, type CliIo } from '../io';
@@ -27,10 +30,18 @@ const help = [
   'Options:',
   '  --yes                    do not ask before applying (for scripts)',
   '  --only ID[,ID…]          apply only these steps (ids as shown by --plan)',
-  '  --wm xfce|openbox        desktop to install when the server has none (default xfce)',
-  '  --packages-from URL      take the VirtualGL/TurboVNC packages from a mirror (a directory with the',
+  '  --wm xfce|openbox|none   desktop to install when the server has none (default xfce; openbox in a',
+  '                           user install; none: a bare desktop)',
+  '  --packages-from URL|DIR  take the VirtualGL/TurboVNC packages from a mirror (a directory with the',
   '                           .deb/.rpm files under upstream\'s names and a SHA256SUMS file) instead of GitHub;',
-  '                           https (a plain-http mirror proves nothing: it needs --allow-unverified)',
+  '                           https (a plain-http mirror proves nothing: it needs --allow-unverified).',
+  '                           A directory on this computer: the packages are uploaded over SSH (user install)',
+  '  --user-install           install into your home on the server, as you, with no root (chosen by itself',
+  '                           when your account has no sudo): ~/.local/share/gpu-desk/<version>',
+  '  --system-install         the system-wide plan (sudo) even where your account seems to have no sudo',
+  '  --uninstall              with --user-install: remove the install in your home (one step, nothing else)',
+  '  --carry-packages         user install: this computer downloads TurboVNC and VirtualGL and uploads them',
+  '                           over SSH (chosen by itself when the server cannot reach github.com)',
   '  --allow-unverified       install a package that has no SHA-256 to be checked against (the plan says',
   '                           so); without it such a step stops. A mismatch always stops the step',
   '  --sudo-password-stdin    read the sudo password from stdin instead of asking on the terminal',
@@ -49,6 +60,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
     only: { type: 'string' },
     wm: { type: 'string' },
     'packages-from': { type: 'string' },
+    'user-install': { type: 'boolean' },
+    'system-install': { type: 'boolean' },
+    uninstall: { type: 'boolean' },
+    'carry-packages': { type: 'boolean' },
     'allow-unverified': { type: 'boolean' },
     'sudo-password-stdin': { type: 'boolean' },
     json: { type: 'boolean' },
@@ -61,9 +76,17 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`Too many arguments: ${positionals.slice(1).join(' ')}`, 'setup');
   if (!!values.plan === !!values.apply) throw new UsageError('Say --plan (show the steps) or --apply (run them)', 'setup');
   const wm = values.wm as string | undefined;
-  if (wm !== undefined && wm !== 'xfce' && wm !== 'openbox') throw new UsageError(`--wm ${wm}: use xfce or openbox`, 'setup');
+  if (wm !== undefined && wm !== 'xfce' && wm !== 'openbox' && wm !== 'none') throw new UsageError(`--wm ${wm}: use xfce, openbox or none`, 'setup');
+  if (values['user-install'] && values['system-install']) throw new UsageError('Say --user-install or --system-install, not both', 'setup');
+  if (values.uninstall && !values['user-install']) throw new UsageError('--uninstall removes the install in your home: say --user-install --uninstall', 'setup');
+  // --packages-from: a mirror URL, or a directory on this computer whose packages are uploaded (user install).
+  const fromArg = values['packages-from'] === undefined ? undefined : String(values['packages-from']);
+  const carryFrom = fromArg !== undefined && !/^[a-z][a-z0-9+.-]*:\/\//i.test(fromArg) ? fromArg : undefined;
+  if (carryFrom !== undefined && !fs.statSync(carryFrom, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`--packages-from ${carryFrom}: neither an http(s) URL nor a directory on this computer`, 'setup');
+  }
   const json = !!values.json;
-  const packagesFrom = values['packages-from'] === undefined ? undefined : checkMirrorUrl(String(values['packages-from']), !!values['allow-unverified']);
+  const packagesFrom = fromArg === undefined || carryFrom !== undefined ? undefined : checkMirrorUrl(fromArg, !!values['allow-unverified']);
   const optRoot = remoteOptRoot(io);
   // Ask nothing we cannot ask: without a terminal, --apply needs --yes (and the password on stdin).
   if (values.apply && !values.yes && !io.interactive) {
@@ -73,12 +96,17 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const conn = await connectFor(destination, values as SshOptionValues, io);
   try {
     const report = await probeServer(conn, { optRoot });
-    const plan = buildSetupPlan(report, {
-      windowManager: wm as 'xfce' | 'openbox' | undefined,
+    const userInstall = wantsUserInstall(report, values['user-install'] ? true : values['system-install'] ? false : undefined);
+    if (carryFrom !== undefined && !userInstall) throw new UsageError('--packages-from DIR (a directory on this computer) is for the install into your home: add --user-install, or give a mirror URL', 'setup');
+    const plan = values.uninstall ? buildUserUninstallPlan(report) : buildSetupPlan(report, {
+      windowManager: wm as 'xfce' | 'openbox' | 'none' | undefined,
       optRoot,
       packagesFrom,
       allowUnverified: !!values['allow-unverified'],
+      userInstall,
     });
+    // The desk carries the packages where asked, or where the server cannot reach GitHub (and no mirror was given).
+    const carry = userInstall && !values.uninstall && (carryFrom !== undefined || !!values['carry-packages'] || (report.reach?.upstream === false && !packagesFrom));
     const only = values.only ? String(values.only).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
     for (const id of only ?? []) {
       if (!plan.steps.some((s) => s.id === id)) {
@@ -88,7 +116,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
     const status = await checkPlan(conn, plan);
     if (values.plan) {
       if (json) writeLine(io.stdout, jsonText({ ...plan, steps: plan.steps.map((s) => ({ ...s, status: status[s.id] })), findings: report.findings }));
-      else writeLine(io.stdout, formatPlan(plan, status).trimEnd());
+      else {
+        writeLine(io.stdout, formatPlan(plan, status).trimEnd());
+        if (carry) writeLine(io.stdout, `Note: TurboVNC and VirtualGL come from ${carryFrom ?? 'this computer (it downloads them)'} and are uploaded over SSH, then checked again on the server.`);
+      }
       return 0;
     }
 
@@ -136,6 +167,12 @@ async function run(args: string[], io: CliIo): Promise<number> {
       else if (e.type === 'output') io.stdout.write(escapeServerText(e.text).replace(/^(?=.)/gm, '    | '));
       else if (e.type === 'step-done') writeLine(io.stdout, `[${e.index + 1}/${e.total}] ${title}: done (${(e.ms / 1000).toFixed(1)} s)`);
     };
+    const carried = todo.filter((s) => s.id === 'user-turbovnc' || s.id === 'user-virtualgl');
+    if (carry && carried.length > 0) {
+      const [tPkg, vPkg] = userInstallPackages(report);
+      const assets = carried.map((s) => (s.id === 'user-turbovnc' ? tPkg.asset : vPkg.asset));
+      await carryUserPackages(conn, report, { from: carryFrom, allowUnverified: !!values['allow-unverified'], assets, onProgress });
+    }
     const result = await applyPlan(conn, plan, {
       sudoPassword,
       passwordlessSudo: report.sudo === 'passwordless',
