@@ -58,6 +58,8 @@ export interface SlurmOptions {
   slurmConfig?: string[];
   /** A command the daemons (munged, slurmctld, slurmd) and both sshds start under: the server side's taskset (placement.ts); default none. */
   wrap?: string[];
+  /** Instead of `wrap` for the compute node's own daemons (slurmd and the node's sshd): a node that sees other files than the login node. */
+  nodeWrap?: string[];
 }
 
 async function waitFor(what: string, ok: () => boolean, timeoutMs: number, why: () => string): Promise<void> {
@@ -112,9 +114,9 @@ export async function startSlurm(opts: SlurmOptions = {}): Promise<SlurmBed> {
   const mungeLog = path.join(mungeDir, 'munged.log');
 
   const procs: ChildProcess[] = [];
-  const spawnDaemon = (cmd: string, args: string[], log: string): ChildProcess => {
+  const spawnDaemon = (cmd: string, args: string[], log: string, wrapWith = opts.wrap): ChildProcess => {
     const fd = fs.openSync(log, 'a');
-    const wrap = opts.wrap ?? [];
+    const wrap = wrapWith ?? [];
     const p = spawn(wrap[0] ?? cmd, [...wrap.slice(1), ...(wrap.length ? [cmd] : []), ...args], { stdio: ['ignore', fd, fd], detached: true, env: { ...process.env, GD_SLURM_BED: dir, SLURM_CONF: confPath } });
     fs.closeSync(fd);
     procs.push(p);
@@ -218,7 +220,7 @@ export async function startSlurm(opts: SlurmOptions = {}): Promise<SlurmBed> {
     ].join('\n') + '\n');
     fs.writeFileSync(path.join(dir, 'gres.conf'), `NodeName=${nodeName} Name=gpu File=/dev/null\n`);
     spawnDaemon('slurmctld', ['-D', '-i', '-f', confPath], path.join(dir, 'slurmctld.out'));
-    spawnDaemon('slurmd', ['-D', '-N', nodeName, '-f', confPath], path.join(dir, 'slurmd.out'));
+    spawnDaemon('slurmd', ['-D', '-N', nodeName, '-f', confPath], path.join(dir, 'slurmd.out'), opts.nodeWrap ?? opts.wrap);
     await waitFor('the Slurm node', () => {
       try { return admin('sinfo', ['-h', '-N', '-o', '%T']).trim() === 'idle'; } catch { return false; }
     }, 60_000, () => `${tail(path.join(dir, 'slurmctld.log'))} / ${tail(path.join(dir, 'slurmd.log'))}`);
@@ -226,7 +228,7 @@ export async function startSlurm(opts: SlurmOptions = {}): Promise<SlurmBed> {
     // One SetEnv line per sshd: sshd takes the first of a keyword's lines.
     const setEnv = (env: Record<string, string>) => `SetEnv ${Object.entries({ SLURM_CONF: confPath, ...env }).map(([k, v]) => `${k}=${v}`).join(' ')}`;
     login = await startSshd({ extraConfig: [setEnv(opts.env ?? {}), ...(opts.sshdConfig ?? [])], wrap: opts.wrap });
-    node = await startSshd({ extraConfig: [setEnv({ ...opts.env, ...opts.nodeEnv }), ...(opts.sshdConfig ?? [])], wrap: opts.wrap });
+    node = await startSshd({ extraConfig: [setEnv({ ...opts.env, ...opts.nodeEnv }), ...(opts.sshdConfig ?? [])], wrap: opts.nodeWrap ?? opts.wrap });
     // The user's one key opens both, as one authorized_keys in a shared home does on a cluster.
     fs.appendFileSync(node.authorizedKeysPath, fs.readFileSync(login.userKeyPath + '.pub'));
 

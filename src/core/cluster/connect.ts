@@ -60,25 +60,7 @@ export async function connectJobDesktop(
     };
   }
   if (!info.socket) throw new GpuDeskError('VNC_SESSION_FAILED', `Job ${jobId} wrote no socket path for its desktop`, 'Cancel the job and start a new one');
-  let node: SshConnection;
-  try {
-    node = await connectSsh({
-      ...loginOptions,
-      destination: info.node,
-      port: undefined,
-      user: login.endpoint.user,
-      jump: [],
-      via: login,
-      password: undefined,
-      reconnect: { ...loginOptions.reconnect, enabled: loginOptions.reconnect?.enabled ?? false },
-    });
-  } catch (e) {
-    const err = e as GpuDeskError;
-    if (err.code === 'HOST_UNREACHABLE' || err.code === 'AUTH_FAILED') {
-      throw new GpuDeskError(err.code, `SSH to node ${info.node} through the login node failed: ${err.message}`, 'If the cluster blocks SSH to nodes, set the profile\'s node access to login-forward and start a new job');
-    }
-    throw e;
-  }
+  const node = await connectNode(login, loginOptions, info.node);
   const socket = info.socket;
   const open = () => node.forwardOutUnix(socket);
   return {
@@ -92,4 +74,29 @@ export async function connectJobDesktop(
     node,
     close: () => node.close(),
   };
+}
+
+/**
+ * SSH to a compute node through the login connection (as ProxyJump would), by the node's name as the
+ * login node knows it, with the login's user and keys: for a job's desktop and for the cluster probe.
+ */
+export async function connectNode(login: SshConnection, loginOptions: ConnectOptions, nodeName: string): Promise<SshConnection> {
+  try {
+    return await connectSsh({
+      ...loginOptions,
+      destination: nodeName,
+      port: undefined,
+      user: login.endpoint.user,
+      jump: [],
+      via: login,
+      password: undefined,
+      reconnect: { ...loginOptions.reconnect, enabled: loginOptions.reconnect?.enabled ?? false },
+    });
+  } catch (e) {
+    const err = e as GpuDeskError;
+    if (err.code === 'HOST_UNREACHABLE' || err.code === 'AUTH_FAILED') {
+      throw new GpuDeskError(err.code, `SSH to node ${nodeName} through the login node failed: ${err.message}`, 'If the cluster blocks SSH to nodes, set the profile\'s node access to login-forward and start a new job');
+    }
+    throw e;
+  }
 }

@@ -1,6 +1,8 @@
 import { cancelJob, clusterDefaults, listDesktopJobs, submitJob, takeOneTimePassword } from '../../cluster/jobs';
 import { buildJob } from '../../cluster/jobScript';
 import { describeStatus, formatTimeLeft, waitForDesktop } from '../../cluster/lifecycle';
+import { probeCluster } from '../../cluster/clusterProbe';
+import { formatReport } from '../../remote/reportText';
 import type { JobSettings, JobStatus } from '../../cluster/types';
 import { GpuDeskError } from '../../errors';
 import { writeLine, type CliIo } from '../io';
@@ -27,6 +29,8 @@ const help = [
   '  list                     your running and pending desktop jobs (found by job name, e.g. after a restart)',
   '  cancel JOBID             scancel the job (its desktop and socket go with it)',
   '  otp JOBID                a one-time password for the job\'s desktop (each works for one connection)',
+  '  probe [--node NAME]      probe the login node and one compute node (the partition\'s first, or NAME),',
+  '                           and say whether the node shares your home (one install into it serves all)',
   '',
   'Job options (start; a cluster profile\'s settings, else Slurm\'s defaults, where omitted):',
   ...jobOptionHelp,
@@ -67,6 +71,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     geometry: { type: 'string' },
     'print-script': { type: 'boolean' },
     'no-wait': { type: 'boolean' },
+    node: { type: 'string' },
     json: { type: 'boolean' },
   });
   if (values.help) {
@@ -75,8 +80,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   const cluster = destinationOf(positionals, 'jobs');
   const action = positionals[1] ?? 'list';
-  if (!['start', 'list', 'cancel', 'otp', 'defaults'].includes(action)) throw new UsageError(`Unknown action "${action}": use start, list, cancel, otp or defaults`, 'jobs');
-  const noId = action === 'start' || action === 'list' || action === 'defaults';
+  if (!['start', 'list', 'cancel', 'otp', 'defaults', 'probe'].includes(action)) throw new UsageError(`Unknown action "${action}": use start, list, cancel, otp, defaults or probe`, 'jobs');
+  const noId = action === 'start' || action === 'list' || action === 'defaults' || action === 'probe';
   if (positionals.length > 3 || (positionals.length > 2 && noId)) {
     throw new UsageError(`Too many arguments: ${positionals.slice(noId ? 2 : 3).join(' ')}`, 'jobs');
   }
@@ -98,6 +103,16 @@ async function run(args: string[], io: CliIo): Promise<number> {
           writeLine(io.stdout, `partition ${p.name}${p.isDefault ? ' (default)' : ''}${p.up ? '' : ' (down)'}  GPUs: ${p.gres.join(', ') || 'none'}  time limit: ${p.maxTime ?? 'none'}`);
         }
         writeLine(io.stdout, d.accounts === null ? `accounts: not available (${d.accountsWhy})` : `accounts: ${d.accounts.join(', ') || 'none listed for you'}`);
+      }
+      return 0;
+    }
+    if (action === 'probe') {
+      const p = await probeCluster(login, options, { optRoot: settings.optRoot, partition: settings.partition, node: typeof values.node === 'string' ? values.node : undefined });
+      if (json) writeLine(io.stdout, JSON.stringify(p));
+      else {
+        writeLine(io.stdout, `login node: ${formatReport(p.login).trimEnd()}`);
+        writeLine(io.stdout, p.node.report ? `\nnode ${p.node.name}: ${formatReport(p.node.report).trimEnd()}` : `\nnode ${p.node.name}: not probed (${p.node.error})`);
+        writeLine(io.stdout, `\n${p.home.message}${p.home.fix ? ` — ${p.home.fix}` : ''}`);
       }
       return 0;
     }
