@@ -13,7 +13,21 @@ export const VIDEO_FRAME = {
   /** JSON: why the stream ended ({ reason }), sent last when the encoder stopped on its own. */
   end: 3,
   keyFlag: 1,
+  /**
+   * The largest payload either side accepts: one frame larger than this is a hostile or broken stream,
+   * not a picture (8K intra at q0 is ~20 MB). The core drops the stream, the viewer ends video mode.
+   */
+  maxPayloadBytes: 16 << 20,
 } as const;
+
+/**
+ * The encoder's picture size for a desktop of `px` pixels, across or down: yuv420p needs even sizes,
+ * so an odd last column or row stays as RFB drew it. The encoder, the stream's ticket and the viewer's
+ * "is this stream my size" all use this one rule.
+ */
+export function evenSize(px: number): number {
+  return px & ~1;
+}
 
 export interface VideoStreamInfo {
   encoder: string;

@@ -6,9 +6,6 @@
  */
 import { VIDEO_FRAME, videoFrameHeader } from '../../shared/videoFrames';
 
-/** One frame larger than this is a hostile or broken stream, not a picture (8K intra at q0 is ~20 MB). */
-export const MAX_ACCESS_UNIT_BYTES = 16 << 20;
-
 export interface AccessUnit {
   data: Buffer;
   key: boolean;

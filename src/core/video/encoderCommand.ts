@@ -1,6 +1,7 @@
 import { GpuDeskError } from '../errors';
 import { shScript } from '../remote/shellQuote';
 import type { VideoEncoderName } from '../../shared/models';
+import { evenSize } from '../../shared/videoFrames';
 
 /** What one video stream is made of: the session's display, its size, and the encoder's budget. */
 export interface VideoStreamSpec {
@@ -78,8 +79,8 @@ export function checkVideoSpec(s: VideoStreamSpec): void {
 export function encoderCommand(s: VideoStreamSpec): string {
   checkVideoSpec(s);
   // yuv420p needs even sizes: an odd last column or row stays as RFB drew it.
-  const w = s.width & ~1;
-  const h = s.height & ~1;
+  const w = evenSize(s.width);
+  const h = evenSize(s.height);
   // The filter chain the encoder itself needs (vaapi: frames uploaded to the GPU as NV12).
   const vf = s.encoder === 'h264_vaapi' ? 'format=nv12,hwupload' : '';
   const argv = [

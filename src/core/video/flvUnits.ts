@@ -47,7 +47,7 @@ export class FlvAccessUnits {
       if (this.size < TAG_HEADER) break;
       const head = this.peek(TAG_HEADER);
       const dataSize = head.readUIntBE(1, 3);
-      // FLV's 24-bit length keeps a held frame under MAX_ACCESS_UNIT_BYTES (16 MiB) by itself.
+      // FLV's 24-bit length keeps a held frame under the channel's limit (VIDEO_FRAME.maxPayloadBytes, 16 MiB) by itself.
       if (this.size < TAG_HEADER + dataSize + PREV_TAG_SIZE) break;
       const tag = this.take(TAG_HEADER + dataSize + PREV_TAG_SIZE);
       // Only video tags matter (ffmpeg may write an onMetaData script tag; there is no audio).

@@ -2,7 +2,7 @@ import { Duplex } from 'node:stream';
 import type { ClientChannel } from 'ssh2';
 import { GpuDeskError } from '../errors';
 import { escapeServerText } from '../serverText';
-import { VIDEO_FRAME, type VideoStreamInfo } from '../../shared/videoFrames';
+import { evenSize, VIDEO_FRAME, type VideoStreamInfo } from '../../shared/videoFrames';
 import { accessUnitMessage, jsonMessage } from './accessUnits';
 import { FlvAccessUnits } from './flvUnits';
 import { encoderCommand, type VideoStreamSpec } from './encoderCommand';
@@ -66,7 +66,7 @@ export async function openVideoStream(session: VideoStreamSession, spec: VideoSt
     }
     out.push(null);
   };
-  const info: VideoStreamInfo = { encoder: spec.encoder, width: spec.width & ~1, height: spec.height & ~1, fps: spec.fps, bitrateKbps: spec.bitrateKbps };
+  const info: VideoStreamInfo = { encoder: spec.encoder, width: evenSize(spec.width), height: evenSize(spec.height), fps: spec.fps, bitrateKbps: spec.bitrateKbps };
   out.push(jsonMessage(VIDEO_FRAME.info, info));
   ch.on('data', (d: Buffer) => {
     if (ended) return;

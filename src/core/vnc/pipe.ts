@@ -4,12 +4,10 @@ import tls from 'node:tls';
 import type { WebSocket } from 'ws';
 import { leanSocketsAvailable, socketWriter, type SocketWriter } from '../net/leanSocket';
 import { isSinkChannel } from '../ssh/sinkChannel';
+import type { PipeCounters } from '../tunnels/pipe';
 
-export interface ChannelCounters {
-  /** Server → viewer bytes. */
-  bytesIn: number;
-  /** Viewer → server bytes. */
-  bytesOut: number;
+/** A viewer channel's bytes each way (the tunnels' counters: the viewer is the local client), and whether it is open. */
+export interface ChannelCounters extends PipeCounters {
   open: boolean;
 }
 

@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_ACCESS_UNIT_BYTES, nalTypes } from '../../../src/core/video/accessUnits';
+import { nalTypes } from '../../../src/core/video/accessUnits';
 import { encoderCommand } from '../../../src/core/video/encoderCommand';
 import { FlvAccessUnits } from '../../../src/core/video/flvUnits';
+import { VIDEO_FRAME } from '../../../src/shared/videoFrames';
 
 const FRAMES = 12;
 /** A real stream as the server's encoder writes it (lavfi source, libx264 with the viewer's settings, FLV as encoderCommand asks). */
@@ -78,7 +79,7 @@ describe('access units from the encoder\'s FLV', () => {
     // VP6 (codec 4), not H.264.
     expect(() => new FlvAccessUnits().push(Buffer.concat([header, tag(Buffer.from([0x14, 1, 0, 0, 0, 0]))]))).toThrow(/not H\.264/);
     // A frame cannot outgrow the limit: FLV's 24-bit tag length stops below it.
-    expect(0xffffff).toBeLessThan(MAX_ACCESS_UNIT_BYTES);
+    expect(0xffffff).toBeLessThan(VIDEO_FRAME.maxPayloadBytes);
     // A NAL unit whose length runs past its tag.
     const cut = Buffer.from([0x27, 1, 0, 0, 0, 0, 0, 0, 50, 0x41, 0x9a]);
     expect(() => new FlvAccessUnits().push(Buffer.concat([header, tag(cut)]))).toThrow(/cut H\.264 frame/);

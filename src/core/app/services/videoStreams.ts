@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import { GpuDeskError } from '../../errors';
 import type { Handlers } from '../../../shared/contract';
 import type { VideoTicket } from '../../../shared/models';
+import { evenSize } from '../../../shared/videoFrames';
 import type { ChannelHub } from '../../vnc/channelHub';
 import { openVideoStream, type VideoStreamSession } from '../../video/videoStream';
 import type { VideoEncoderChoice } from '../../video/encoderCheck';
@@ -28,17 +29,17 @@ export interface VideoStreamsDeps {
   log(line: string): void;
 }
 
+/** The stream drawing and the one replacing it (a new bitrate, a new size). */
+const MAX_STREAMS_PER_VIEWER = 2;
+/** The viewer connects to a stream as soon as it has its ticket: an encoder nobody claims by then is ended. */
+export const VIDEO_CLAIM_MS = 15_000;
+
 /**
  * Video mode's streams: each a hub ticket whose stream is the server's encoder
  * (core/video/videoStream.ts). A new start for the same viewer (a resize, a new bitrate, a key frame
  * after a decoder error) runs beside the stream it replaces until the viewer closes that one; a third
  * start ends the oldest. Each encoder ends with its channel.
  */
-/** The stream drawing and the one replacing it (a new bitrate, a new size). */
-const MAX_STREAMS_PER_VIEWER = 2;
-/** The viewer connects to a stream as soon as it has its ticket: an encoder nobody claims by then is ended. */
-export const VIDEO_CLAIM_MS = 15_000;
-
 export class VideoStreams {
   /** Viewer → its streams' tickets, oldest first (the one drawing, and the one replacing it). */
   private readonly live = new Map<string, string[]>();
@@ -82,7 +83,7 @@ export class VideoStreams {
       this.deps.hub.revoke(old);
     }
     this.live.set(viewerId, streams);
-    return { url: `${this.deps.channelBase()}${ticket.path}`, encoder, width: spec.width & ~1, height: spec.height & ~1, fps, bitrateKbps };
+    return { url: `${this.deps.channelBase()}${ticket.path}`, encoder, width: evenSize(spec.width), height: evenSize(spec.height), fps, bitrateKbps };
   }
 
   /** Ends the viewer's video streams, if any (each encoder ends with its channel). */

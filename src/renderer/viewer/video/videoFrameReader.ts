@@ -7,7 +7,7 @@ export interface VideoMessage {
 }
 
 /** A larger frame than this from a server is not a picture: the stream is ended, the renderer kept. */
-export const MAX_MESSAGE_BYTES = 16 << 20;
+export const MAX_MESSAGE_BYTES = VIDEO_FRAME.maxPayloadBytes;
 /** Held bytes of partial messages at most (one frame, its header and the next's start). */
 const MAX_HELD = MAX_MESSAGE_BYTES + (1 << 20);
 
