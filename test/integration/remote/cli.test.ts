@@ -204,7 +204,7 @@ describe('gpu-desk sessions', { timeout: 300_000 }, () => {
 
 describe('gpu-desk setup', () => {
   it('--plan --json: every step with its commands, why, and whether it is already done', async () => {
-    const r = await cli(['setup', ...dest(bed), '--plan', '--json']);
+    const r = await cli(['setup', ...dest(bed), '--plan', '--json', '--system-install']);
     expect(r.code, r.stderr).toBe(0);
     const p = JSON.parse(r.stdout);
     expect(p.distro).toBe('debian-12');
@@ -216,8 +216,22 @@ describe('gpu-desk setup', () => {
     }
   });
 
+  it('without sudo the plan installs into the home by itself: every step as the user, none done yet', async () => {
+    const r = await cli(['setup', ...dest(bed), '--plan', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const p = JSON.parse(r.stdout);
+    expect(p.userInstall).toEqual({ prefix: '~/.local/share/gpu-desk/turbovnc-3.3_virtualgl-3.1.4', diskMB: expect.any(Number), windowManager: expect.stringMatching(/^(openbox|existing)$/) });
+    expect(p.steps.map((s: { id: string }) => s.id)).toEqual(expect.arrayContaining(['user-turbovnc', 'user-virtualgl', 'user-deps', 'user-env']));
+    for (const s of p.steps) expect(s).toMatchObject({ needsRoot: false, status: 'pending' });
+    const text = await cli(['setup', ...dest(bed), '--plan']);
+    expect(text.stdout).toMatch(/^Set-up plan for debian-12: installs into your home \(~\/\.local\/share\/gpu-desk\/turbovnc-3\.3_virtualgl-3\.1\.4\); no administrator needed; about \d+ MB of disk space$/m);
+    const both = await cli(['setup', ...dest(bed), '--plan', '--user-install', '--system-install']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/Say --user-install or --system-install, not both/);
+  });
+
   it('--plan (human) shows every command and marks finished steps', async () => {
-    const r = await cli(['setup', ...dest(bed), '--plan']);
+    const r = await cli(['setup', ...dest(bed), '--plan', '--system-install']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Set-up plan for debian-12');
     expect(r.stdout).toMatch(/Install TurboVNC .* — already done, will be skipped/);
@@ -226,7 +240,7 @@ describe('gpu-desk setup', () => {
   });
 
   it('shim: --plan on a GPU server picks the GLX recipe with the GPU bus ID', async () => {
-    const r = await cli(['setup', ...dest(shimBed), '--plan']);
+    const r = await cli(['setup', ...dest(shimBed), '--plan', '--system-install']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('render back end: GLX');
     expect(r.stdout).toContain('--busid PCI:7:0:0');
@@ -241,7 +255,7 @@ describe('gpu-desk setup', () => {
 
   it('--apply on a terminal shows the plan and asks first; "n" runs nothing', async () => {
     // `script` gives the CLI a real pseudo-terminal, as a person at a shell would have.
-    const cmd = [process.execPath, BIN, 'setup', ...dest(bed), '--apply', '--only', 'gl-libraries'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const cmd = [process.execPath, BIN, 'setup', ...dest(bed), '--apply', '--system-install', '--only', 'gl-libraries'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const r = await new Promise<Result>((resolve) => {
       const p = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, GPU_DESK_HOME: home, HOME: home, SSH_AUTH_SOCK: '' } });
       let out = '';
@@ -264,13 +278,13 @@ describe('gpu-desk setup', () => {
   });
 
   it('--apply on steps that are already done runs nothing and asks for no password', async () => {
-    const r = await cli(['setup', ...dest(bed), '--apply', '--yes', '--only', 'vnc-server']);
+    const r = await cli(['setup', ...dest(bed), '--apply', '--yes', '--system-install', '--only', 'vnc-server']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Nothing to do: every step is already done.');
-    const j = await cli(['setup', ...dest(bed), '--apply', '--yes', '--json', '--only', 'vnc-server']);
+    const j = await cli(['setup', ...dest(bed), '--apply', '--yes', '--json', '--system-install', '--only', 'vnc-server']);
     expect(j.code, j.stderr).toBe(0);
     expect(j.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([{ type: 'step-skip', stepId: 'vnc-server', index: 0, total: 1 }, { type: 'finished', ok: true, applied: [] }]);
-    const bad = await cli(['setup', ...dest(bed), '--apply', '--yes', '--only', 'nope']);
+    const bad = await cli(['setup', ...dest(bed), '--apply', '--yes', '--system-install', '--only', 'nope']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--only nope: no such step \(steps: gl-libraries, (window-manager, )?virtualgl, vnc-server, vnc-localhost, ffmpeg, vulkan\)/);
   });
