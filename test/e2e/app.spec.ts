@@ -45,7 +45,12 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   await env.shot(page, 'server-report');
   await page.getByRole('tab', { name: 'GPUs' }).click();
   await expect(page.getByTestId('gpu-0')).toContainText('A100');
-  await page.waitForTimeout(2500); // a few polls, so the charts have points
+  // A few polls, so the charts have points to show.
+  const chartPoints = async () => {
+    const line = page.getByTestId('gpu-0').locator('polyline').first();
+    return (await line.count()) ? ((await line.getAttribute('points')) ?? '').trim().split(/\s+/).length : 0;
+  };
+  await expect.poll(chartPoints, { timeout: 30_000, message: 'points on the GPU card\'s chart' }).toBeGreaterThanOrEqual(3);
   await env.shot(page, 'gpu-cards-shim');
 
   // The set-up wizard: the whole plan (every command and why) before anything runs; then the sudo
@@ -181,11 +186,11 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   if (await adaptive.isChecked()) await adaptive.uncheck();
   await page.getByTestId('codec-panel').getByLabel('Lossless (no JPEG)').uncheck();
   await page.getByTestId('quality-slider').fill('9');
-  await expect(page.getByTestId('hud-quality')).toHaveText(/^q9/, { timeout: 5000 });
+  await expect(page.getByTestId('hud-quality')).toHaveText(/^q9/);
   const bpf9 = await bytesPerFrame(page, 3, 1);
   await env.shot(page, 'viewer-quality-9');
   await page.getByTestId('quality-slider').fill('1');
-  await expect(page.getByTestId('hud-quality')).toHaveText(/^q1/, { timeout: 5000 });
+  await expect(page.getByTestId('hud-quality')).toHaveText(/^q1/);
   const bpf1 = await bytesPerFrame(page, 3, 1);
   await env.shot(page, 'viewer-quality-1-hud');
   test.info().annotations.push({ type: 'bytes per frame', description: `q9 ${Math.round(bpf9)} B, q1 ${Math.round(bpf1)} B` });
