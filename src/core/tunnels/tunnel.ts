@@ -5,6 +5,7 @@ import { GpuDeskError } from '../errors';
 import { adoptAccepted } from '../net/leanSocket';
 import { LOOPBACK } from './forwardSpec';
 import { joinStreams, type PipeCounters } from './pipe';
+import { refuseVncViewer } from './rfbRefusal';
 
 /** What a tunnel needs from a connection (SshConnection provides it). */
 export interface ForwardingConnection {
@@ -135,7 +136,9 @@ export class Tunnel extends EventEmitter {
       (e: Error) => {
         this.counters.failedConnections++;
         this.emit('forward-error', e);
-        sock.destroy();
+        // A VNC viewer on a display tunnel is told why (its error dialog), not left with a bare EOF.
+        if (this.spec.kind === 'display' && !sock.destroyed) refuseVncViewer(sock, onData, e);
+        else sock.destroy();
       },
     );
   }

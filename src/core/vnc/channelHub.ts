@@ -4,6 +4,8 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { pipeStreamToSocket, type ChannelCounters, type ViewerMessage } from './pipe';
+import { isGpuDeskError } from '../errors';
+import { FORWARD_REFUSED_CLOSE } from '../../shared/viewerClose';
 
 /**
  * The viewer's byte channel: a loopback WebSocket per viewer, reachable only with a one-use token
@@ -134,7 +136,10 @@ export class ChannelHub {
       stream = await (p.early ?? p.open());
     } catch (e) {
       this.opts.log?.(`vnc channel ${p.id}: ${(e as Error).message}`);
-      ws.close(1011, 'could not reach the VNC session');
+      // A server that refuses the forward by policy is not a desktop that stopped: the page says which.
+      const code = isGpuDeskError(e) ? e.code : null;
+      if (code === 'FORWARD_PROHIBITED' || code === 'SOCKET_FORWARD_REFUSED') ws.close(FORWARD_REFUSED_CLOSE, code);
+      else ws.close(1011, 'could not reach the VNC session');
       return;
     }
     if (ws.readyState !== ws.OPEN || p.revoked) {

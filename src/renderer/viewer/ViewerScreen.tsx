@@ -21,6 +21,7 @@ import { sessionPlayers } from './video/videoPlayer';
 import { fromServerClipboard } from './serverClipboard';
 import { useClipboardSync } from './useClipboardSync';
 import { InviteDialog } from './InviteDialog';
+import { FORWARD_REFUSED_CLOSE } from '../../shared/viewerClose';
 import { LOSSLESS_SHORTCUT, useLosslessShortcut } from './losslessShortcut';
 import { useScreensChoice } from './ScreensChoice';
 import { viewerHash } from '../app/viewerLink';
@@ -206,6 +207,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
           } else if (st === 'disconnected') {
             keepLastPicture(s, lastRef.current);
             if (detail?.reason) { setPhase('lost'); setWhy(detail.reason); }
+            else if (s.channel.closeCode === FORWARD_REFUSED_CLOSE) { setPhase('lost'); setWhy(tRef.current(s.channel.closeReason === 'SOCKET_FORWARD_REFUSED' ? 'overlay.socketForwardRefused' : 'overlay.forwardProhibited', { display: ticket.display })); }
             else if (s.channel.closeCode === 1011 && sshStateRef.current === 'ready') { setPhase('lost'); setWhy(tRef.current('overlay.notRunning', { display: ticket.display, reason: s.channel.closeReason || tRef.current('overlay.nothingListens') })); }
             // Anything else is retried: a dropped SSH link comes back, and a desktop that is gone
             // shows up on the next attempt as 1011 (nothing listens on its port) → lost.

@@ -32,6 +32,8 @@ export default {
     unreachable: 'The desktop is no longer reachable.',
     notRunning: 'Display :{{display}} is not running on the server ({{reason}}).',
     nothingListens: 'nothing listens on its port',
+    forwardProhibited: "The server refused to forward display :{{display}}: administratively prohibited. Its administrator has disabled this kind of forwarding (sshd_config: AllowTcpForwarding, PermitOpen, DisableForwarding); ask them to allow it.",
+    socketForwardRefused: 'The server will not forward to the Unix socket display :{{display}} listens on (sshd: AllowStreamLocalForwarding no; Dropbear has no such forwarding). Restart the desktop on TCP: end it, then start it with TCP (gpu-desk sessions <server> start --tcp).',
     dropped: 'The connection to the desktop dropped.',
     reconnect: 'Reconnect',
   },

@@ -34,6 +34,8 @@ const zhCN: Catalogue<typeof en> = {
     unreachable: '已无法访问该桌面。',
     notRunning: '服务器上没有运行显示器 :{{display}}（{{reason}}）。',
     nothingListens: '其端口上没有程序在监听',
+    forwardProhibited: '服务器拒绝转发 X 显示 :{{display}}：administratively prohibited（管理上禁止）。服务器管理员已禁用此类转发（sshd_config：AllowTcpForwarding、PermitOpen、DisableForwarding），请联系管理员开启。',
+    socketForwardRefused: '服务器不转发到 X 显示 :{{display}} 所监听的 Unix 套接字（sshd：AllowStreamLocalForwarding no；Dropbear 不支持此类转发）。请改用 TCP 重新启动桌面：先结束它，再以 TCP 启动（gpu-desk sessions <服务器> start --tcp）。',
     dropped: '与桌面的连接已断开。',
     reconnect: '重新连接',
   },
