@@ -33,6 +33,8 @@ export const LATIN_TERMS = new Set(
     'vkcube',
     // SSH certificates: the tool's name and the file ending ssh-keygen gives a certificate (KEY-cert.pub).
     'OpenSSH', 'pub',
+    // A forward the server refuses: the sshd settings that do it, and the other SSH server that has no Unix-socket forwarding.
+    'sshd_config', 'AllowTcpForwarding', 'PermitOpen', 'DisableForwarding', 'AllowStreamLocalForwarding', 'Dropbear',
   ].map((w) => w.toLowerCase()),
 );
 
