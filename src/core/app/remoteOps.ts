@@ -9,6 +9,8 @@ export interface SetupOptions {
   allowUnverified?: boolean;
   /** Desktop to install when the server has none. */
   windowManager?: 'xfce' | 'openbox';
+  /** Install into the account's home with no root (src/core/remote/userInstall.ts); see wantsUserInstall for the CLI's automatic choice. */
+  userInstall?: boolean;
 }
 
 /**
