@@ -156,6 +156,15 @@ export class DesktopEndpoints {
     return pw && !pw.once ? pw.password : null;
   }
 
+  /** A fresh one-time password was made for :n elsewhere (tunnel-only mode): TurboVNC keeps one at a time, so the held one is spent. */
+  replacedOneTime(connectionId: string, display: number): void {
+    const passwords = this.connections.get(connectionId)?.passwords;
+    const pw = passwords?.get(display);
+    if (!pw?.once) return;
+    pw.release();
+    passwords!.delete(display);
+  }
+
   /** The connection closed: every password it held is released. */
   forget(connectionId: string): void {
     for (const pw of this.connections.get(connectionId)?.passwords.values() ?? []) pw.release();

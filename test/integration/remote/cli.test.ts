@@ -153,7 +153,7 @@ describe('gpu-desk sessions', { timeout: 300_000 }, () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
-      const listening = await new Promise<{ local: string; remote: string; remoteSocket?: string }>((resolve, reject) => {
+      const listening = await new Promise<{ local: string; remote: string; remoteSocket?: string; password: string }>((resolve, reject) => {
         let out = '';
         let err = '';
         tunnel.stderr.on('data', (d) => (err += d));
@@ -167,13 +167,16 @@ describe('gpu-desk sessions', { timeout: 300_000 }, () => {
       expect(listening.remoteSocket).toBe(sock);
       expect(listening.remote).toBe(sock);
       const port = Number(listening.local.split(':')[1]);
-      // The real TigerVNC viewer through the tunnel, with the one-time password in a `vncpasswd -f` file: it
+      // The tunnel printed a fresh one-time password (TurboVNC keeps one at a time: it replaced start's).
+      expect(listening.password).toMatch(/^\d{8}$/);
+      expect(listening.password).not.toBe(otp);
+      // The real TigerVNC viewer through the tunnel, with that password in a `vncpasswd -f` file: it
       // gets the desktop the server started (its name and size), and the same password again is refused.
       const desk = await startXvnc({ geometry: '1024x768' });
-      const first = await runNativeViewer(port, otp!, desk.x11Display);
+      const first = await runNativeViewer(port, listening.password, desk.x11Display);
       expect(first, first.log).toMatchObject({ kind: 'connected', width: 800, height: 600 });
       expect(first.kind === 'connected' && first.windowTitle).toMatch(new RegExp(`^TurboVNC: \\S+:${display} \\(.*\\) - TigerVNC$`));
-      const again = await runNativeViewer(port, otp!, desk.x11Display);
+      const again = await runNativeViewer(port, listening.password, desk.x11Display);
       expect(again, again.log).toMatchObject({ kind: 'refused' });
       expect(again.kind === 'refused' && again.reason).toMatch(/one-time password/i);
     } finally {

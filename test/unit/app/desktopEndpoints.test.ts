@@ -99,6 +99,12 @@ describe('DesktopEndpoints: where a display is, and who may be talked to there',
     expect(s.sessionPassword('c1', 3)).toBeNull();
     expect(s.takePassword('c1', 3)?.password).toBe('otp-3-0123456789');
     expect(s.hasPassword('c1', 3)).toBe(false);
+    // A newer one-time password made for tunnel-only mode spends a held one (TurboVNC keeps one at a time); a TigerVNC one stays.
+    s.started(p, { ...session(6), flavor: 'turbovnc', password: 'otp-6-0123456789', passwordKind: 'otp' } as StartedSession);
+    s.replacedOneTime('c1', 6);
+    s.replacedOneTime('c1', 4);
+    expect(s.hasPassword('c1', 6)).toBe(false);
+    expect(redactSecrets('otp-6-0123456789')).toBe('otp-6-0123456789');
     expect(s.sessionPassword('c1', 4)).toBe('tiger-4-0123456789');
     expect(s.takePassword('c1', 4)?.password).toBe('tiger-4-0123456789');
     expect(s.hasPassword('c1', 4)).toBe(true);

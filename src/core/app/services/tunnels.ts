@@ -34,8 +34,8 @@ export interface TunnelsDeps {
   openForwards(connectionId: string): Promise<unknown>;
   /** Whether each forward speaks HTTP (one cache for the app, cleared with its connection). */
   http: HttpChecks;
-  /** TigerVNC desktops' passwords, for those this app started. */
-  desktops: Pick<DesktopEndpoints, 'sessionPassword'>;
+  /** TigerVNC desktops' passwords, for those this app started; told when a fresh one-time password replaces a held one. */
+  desktops: Pick<DesktopEndpoints, 'sessionPassword' | 'replacedOneTime'>;
 }
 
 /** tunnels.*: tunnel-only mode, a display (or a job's desktop) on a local port with its forwards. */
@@ -117,6 +117,7 @@ export class Tunnels {
   private async open({ connectionId, display, localPort, forwards }: ParsedInput<'tunnels.open'>): Promise<SavedTunnelView> {
     const c = this.deps.connections.ready(connectionId);
     const desk = await this.desktopTunnel(c, { display }, localPort);
+    if (desk.passwordKind === 'otp') this.deps.desktops.replacedOneTime(connectionId, display);
     const { info } = desk;
     const fids: string[] = [];
     try {
@@ -155,6 +156,7 @@ export class Tunnels {
     if (existing) {
       // Open already: a fresh password for this viewer, released with the tunnel.
       const pw = await desktopPassword(c.conn, display, this.desktopOptions(c));
+      if (pw.passwordKind === 'otp') this.deps.desktops.replacedOneTime(c.id, display);
       if (!pw.password) return existing;
       const release = registerSecret(pw.password);
       const s = this.of(c.id);

@@ -33,7 +33,7 @@ function wire() {
   // The display's endpoint: the fake "VNC server" above.
   const remote = { endpoint: async () => ({ kind: 'tcp', host: '127.0.0.1', port: vncPort, flavor: null, owner: { kind: 'mine' } }) } as unknown as RemoteOps;
   const forwards = new Forwards({ emit, connections, http: checks });
-  const tunnels = new Tunnels({ remote, emit, connections, http: checks, desktops: { sessionPassword: () => null }, openForwards: (id) => forwards.open(id) });
+  const tunnels = new Tunnels({ remote, emit, connections, http: checks, desktops: { sessionPassword: () => null, replacedOneTime: () => {} }, openForwards: (id) => forwards.open(id) });
   // As createAppCore wires them.
   connections.onClose((c) => tunnels.forget(c.id));
   connections.onClose((c) => forwards.forget(c.id));
@@ -108,13 +108,16 @@ describe("tunnels service: the desktop's password and who serves it", () => {
     const connections = new FakeConnections();
     connections.add('c3');
     let owner: 'mine' | 'other' = 'mine';
+    const replaced: string[] = [];
     const remote = {
       endpoint: async () => ({ kind: 'tcp', host: '127.0.0.1', port: vncPort, flavor: 'turbovnc', owner: owner === 'mine' ? { kind: 'mine' } : { kind: 'listener', uid: 1001, user: 'mallory', self: false } }),
       oneTimePassword: async () => 'otp-for-the-tunnel-0123',
     } as unknown as RemoteOps;
-    const tunnels = new Tunnels({ remote, emit: () => {}, connections, http: new HttpChecks(), desktops: { sessionPassword: () => null }, openForwards: async () => [] }).handlers();
+    const tunnels = new Tunnels({ remote, emit: () => {}, connections, http: new HttpChecks(), desktops: { sessionPassword: () => null, replacedOneTime: (c, d) => void replaced.push(`${c}:${d}`) }, openForwards: async () => [] }).handlers();
     const t = await tunnels['tunnels.open']({ connectionId: 'c3', display: 1, forwards: [] });
     expect(t.oneTimePassword).toBe('otp-for-the-tunnel-0123');
+    // TurboVNC keeps one one-time password at a time: one the app held from the start is spent now.
+    expect(replaced).toEqual(['c3:1']);
     expect(redactSecrets('otp-for-the-tunnel-0123')).toBe('[redacted]');
     await tunnels['tunnels.close']({ tunnelId: t.id });
     expect(redactSecrets('otp-for-the-tunnel-0123')).toBe('otp-for-the-tunnel-0123');
