@@ -97,6 +97,8 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   });
   expect(banner).toMatch(/^RFB 003\.00\d\n/);
   await expect(page.getByText(`vncviewer ${address.replace(':', '::')}`).first()).toBeVisible();
+  // A native viewer needs the desktop's password: a fresh one-time password (TurboVNC) or the desktop's own (TigerVNC).
+  await expect(page.getByTestId('tunnel-password')).toHaveText(/^\S{8}$/);
   await env.shot(page, 'tunnel-only');
   await page.getByRole('button', { name: 'Close tunnel' }).click();
 
