@@ -146,9 +146,9 @@ export const methods = {
   'keys.generate': m(z.strictObject({ name }), out<KeyView>()),
   /** A private key file chosen in main; an encrypted one asks its passphrase as a `prompt` (kind passphrase). null: dialog cancelled. */
   'keys.importFile': m(z.strictObject({ name }), out<KeyView | null>()),
-  /** With fromProfileId: first removed from that server's authorized_keys (connecting as the profile does). */
   /** Attaches a certificate file (chosen in the file dialog) to a key, or detaches it (`detach`). */
   'keys.certificate': m(z.strictObject({ name, detach: z.boolean() }), out<KeyView | null>()),
+  /** With fromProfileId: first removed from that server's authorized_keys (connecting as the profile does). */
   'keys.remove': m(z.strictObject({ name, fromProfileId: id.optional(), force: z.boolean() }), out<KeyRemoveView>()),
   /**
    * Put the key on the profile's server (logging in as the profile does: its password is asked as a

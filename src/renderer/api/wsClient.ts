@@ -8,7 +8,7 @@ import {
   type MethodOutput,
 } from '../../shared/contract';
 
-/** Wire format of the harness's IPC WebSocket (src/harness/ipcSocket.ts speaks the other side). */
+/** Wire format of the harness's IPC WebSocket (src/harness/server.ts, its /ipc socket, speaks the other side). */
 export type HarnessMessage =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: { code: string; message: string; fix?: string } }

@@ -9,7 +9,8 @@ export interface ChannelStats {
 
 /**
  * noVNC's raw-channel interface over our token-guarded WebSocket, counting bytes both ways (the
- * HUD's bytes-per-frame figure is exact, not sampled). Same shape serves a MessagePort in Electron.
+ * HUD's bytes-per-frame figure is exact, not sampled). Electron and the harness alike: the viewer
+ * ticket's ws://127.0.0.1 URL, answered by the core's channel hub.
  */
 export class CountingChannel implements RfbChannel {
   binaryType = 'arraybuffer';

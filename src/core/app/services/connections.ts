@@ -11,11 +11,10 @@ import type { ConnectionView, Profile } from '../../../shared/models';
 import type { PromptBroker } from '../prompts';
 import { appConnectOptions, type AppConnectDeps, type PasswordState } from './appConnectOptions';
 
-/** A connection past its first login: what every service works with (never half-made). */
-
 /** The longest a viewer's round-trip probe waits (video mode's link signal). */
 const RTT_PROBE_MS = 3000;
 
+/** A connection past its first login: what every service works with (never half-made). */
 export interface LiveConnection {
   readonly id: string;
   readonly profile: Profile;
