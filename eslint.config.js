@@ -51,6 +51,14 @@ module.exports = tseslint.config(
     rules: { 'no-restricted-imports': ['error', noElectron], 'no-restricted-syntax': noElectronSyntax },
   },
   {
+    // A CLI command is a leaf: what commands share (withConnection, appStores, remoteOptRoot, the
+    // destination helpers) lives in src/core/cli/*.ts, so changing one command never changes another.
+    files: ['src/core/cli/commands/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: noElectron.paths, patterns: [...noElectron.patterns, { group: ['./*', '../commands/*', '**/cli/commands/*'], message: 'A command imports no other command: move what both need into a module in src/core/cli/.' }] }],
+    },
+  },
+  {
     // The renderer and the preload reach the rest of the app only through the contract in src/shared:
     // importing core or main would pull Node code into a sandboxed page, or couple them to internals.
     files: ['src/renderer/**/*.{ts,tsx}', 'src/preload/**/*.ts'],

@@ -1,7 +1,9 @@
 import { GpuDeskError, isGpuDeskError, redactSecrets } from '../errors';
 import { processIo, writeLine, type CliIo } from './io';
+import { profileDestinations } from './profileDestinations';
 import { actionsAfterDestination, getCommand, listCommands, type CliCommand } from './registry';
 import { notAProfile } from './sshOptions';
+import { setDestinationResolver } from './sshOptions';
 import './commands/tunnel';
 import './commands/profiles';
 import './commands/keys';
@@ -49,6 +51,8 @@ function explained(e: GpuDeskError): GpuDeskError {
 
 /** The whole CLI: returns the exit code; errors become one line on stderr starting "error: ". */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  // Any command's <destination> may name a saved profile.
+  setDestinationResolver(profileDestinations);
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     if (name === 'help' && rest[0] && getCommand(rest[0])) {

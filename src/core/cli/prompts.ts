@@ -1,6 +1,8 @@
 import { createInterface } from 'node:readline';
+import { GpuDeskError } from '../errors';
 import { escapeServerText } from '../serverText';
 import type { CliIo } from './io';
+import { UsageError } from './parse';
 
 /**
  * Ask one line on the terminal; hidden input for secrets (nothing echoed, nothing kept). The
@@ -47,4 +49,17 @@ export async function readAllStdin(io: CliIo): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of io.stdin) chunks.push(Buffer.from(c as Buffer));
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** Hidden password from the terminal, or all of stdin with --password-stdin. */
+export async function readSecret(io: CliIo, fromStdin: boolean, prompt: string, command: string): Promise<string> {
+  if (fromStdin) {
+    const s = await readAllStdin(io);
+    if (!s) throw new UsageError('--password-stdin was given but stdin was empty', command);
+    return s;
+  }
+  if (!io.interactive) throw new UsageError('no terminal to ask for the password; pipe it in with --password-stdin', command);
+  const s = await ask(io, prompt, { hidden: true });
+  if (s === null || s === '') throw new GpuDeskError('CANCELLED', 'no password given', 'run the command again');
+  return s;
 }

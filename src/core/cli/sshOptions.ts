@@ -5,6 +5,7 @@ import { appPaths } from '../profiles/appPaths';
 import type { ConnectOptions, ConnectCallbacks } from '../ssh/types';
 import type { CliIo } from './io';
 import { writeLine } from './io';
+import { UsageError } from './parse';
 import { ask } from './prompts';
 
 /** Options every command that takes <destination> accepts (the same meaning as OpenSSH's). */
@@ -108,6 +109,12 @@ export function terminalCallbacks(io: CliIo): ConnectCallbacks {
 
 export async function connectOptionsFromFlags(destination: string, v: SshOptionValues, io: CliIo): Promise<ConnectOptions> {
   return (await resolveDestination(destination, v, io)).options;
+}
+
+/** The <destination> positional every remote command starts with. */
+export function destinationOf(positionals: string[], command: string): string {
+  if (positionals.length === 0) throw new UsageError('The destination is missing', command);
+  return positionals[0];
 }
 
 /** Flags + profile (if the destination names one) → connection options, and the profile's defaults. */

@@ -9,9 +9,9 @@ import { writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
 import { jobOptionHelp, jobOptionSpec, jobSettingsFromFlags } from '../jobOptions';
-import { resolveDestination, sshOptionHelp, sshOptionSpec, type DestinationDefaults, type SshOptionValues } from '../sshOptions';
+import { remoteOptRoot } from '../remoteOptRoot';
+import { destinationOf, resolveDestination, sshOptionHelp, sshOptionSpec, type DestinationDefaults, type SshOptionValues } from '../sshOptions';
 import { withConnection } from '../withConnection';
-import { destinationOf, remoteOptRoot } from './probe';
 
 const help = [
   'Usage: gpu-desk jobs <cluster> start|list|cancel|otp [JOBID] [options]',

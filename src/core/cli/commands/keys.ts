@@ -7,10 +7,10 @@ import { connectSsh } from '../../ssh/connection';
 import type { ConnectOptions } from '../../ssh/types';
 import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
-import { ask } from '../prompts';
+import { appStores } from '../appStores';
+import { ask, readSecret } from '../prompts';
 import { registerCommand } from '../registry';
 import { connectOptionsFromFlags, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
-import { appStores, readSecret } from './profiles';
 import { certificateView } from '../../app/views';
 
 const help = [

@@ -1,26 +1,11 @@
-import { connectSsh, type SshConnection } from '../../ssh/connection';
-import { probeServer, remoteOptRootFrom } from '../../remote/probe';
+import { probeServer } from '../../remote/probe';
 import { formatReport } from '../../remote/reportText';
 import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
+import { remoteOptRoot } from '../remoteOptRoot';
+import { connectOptionsFromFlags, destinationOf, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
 import { withConnection } from '../withConnection';
-import { connectOptionsFromFlags, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
-
-/** Where VirtualGL/ and TurboVNC/ live on the server: the same setting the app reads (remoteOptRootFrom). */
-export function remoteOptRoot(io: CliIo): string {
-  return remoteOptRootFrom(io.env);
-}
-
-/** One SSH connection for a one-shot remote command (no reconnect: a drop ends the command with an error). */
-export async function connectFor(destination: string, values: SshOptionValues, io: CliIo): Promise<SshConnection> {
-  return connectSsh({ ...(await connectOptionsFromFlags(destination, values, io)), reconnect: { enabled: false } });
-}
-
-export function destinationOf(positionals: string[], command: string): string {
-  if (positionals.length === 0) throw new UsageError('The destination is missing', command);
-  return positionals[0];
-}
 
 const help = [
   'Usage: gpu-desk probe <destination> [options]',

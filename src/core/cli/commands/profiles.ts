@@ -1,45 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { GpuDeskError } from '../../errors';
-import { KeyStore } from '../../keychain/keyStore';
-import { createKeytarStore } from '../../keychain/keytarStore';
 import { forgetPassword, savePassword } from '../../keychain/passwords';
-import type { SecretStore } from '../../keychain/secretStore';
-import { appPaths } from '../../profiles/appPaths';
-import { savedProfileConnectOptions } from '../../profiles/connectOptions';
 import { exportProfiles, exportProfilesToFile, importProfilesFromFile } from '../../profiles/exchange';
-import { ProfileStore, type NewProfile } from '../../profiles/profileStore';
-import { NAME_RE, VIEWER_ENCODINGS, type Profile, type ProfileAuth } from '../../profiles/schema';
+import type { NewProfile } from '../../profiles/profileStore';
+import { VIEWER_ENCODINGS, type Profile, type ProfileAuth } from '../../profiles/schema';
 import { importSshConfig } from '../../profiles/sshConfigImport';
 import { parseDestination } from '../../ssh/destination';
 import { parseForwardSpec } from '../../tunnels/forwardSpec';
 import { jsonText, writeLine, type CliIo } from '../io';
 import { jobOptionHelp, jobOptionSpec, jobSettingsFromFlags } from '../jobOptions';
 import { parseCommandArgs, UsageError } from '../parse';
-import { ask, readAllStdin } from '../prompts';
+import { appStores } from '../appStores';
+import { readSecret } from '../prompts';
 import { registerCommand } from '../registry';
-import { setDestinationResolver } from '../sshOptions';
-
-/** The stores every profile/key command works on, placed by GPU_DESK_HOME / the platform data dir. */
-export function appStores(io: CliIo): { profiles: ProfileStore; secrets: SecretStore; keys: KeyStore } {
-  const paths = appPaths({ env: io.env });
-  const profiles = new ProfileStore({ file: paths.profilesFile, notice: (l) => writeLine(io.stderr, `gpu-desk: ${l}`) });
-  const secrets = createKeytarStore({ env: io.env });
-  return { profiles, secrets, keys: new KeyStore({ secrets, profiles, keysDir: paths.keysDir }) };
-}
-
-/** Hidden password from the terminal, or all of stdin with --password-stdin. */
-export async function readSecret(io: CliIo, fromStdin: boolean, prompt: string, command: string): Promise<string> {
-  if (fromStdin) {
-    const s = await readAllStdin(io);
-    if (!s) throw new UsageError('--password-stdin was given but stdin was empty', command);
-    return s;
-  }
-  if (!io.interactive) throw new UsageError('no terminal to ask for the password; pipe it in with --password-stdin', command);
-  const s = await ask(io, prompt, { hidden: true });
-  if (s === null || s === '') throw new GpuDeskError('CANCELLED', 'no password given', 'run the command again');
-  return s;
-}
 
 const help = [
   'Usage: gpu-desk profiles <list|show|add|remove|import-ssh-config|export|import> [options]',
@@ -263,30 +237,3 @@ async function run(args: string[], io: CliIo): Promise<number> {
 }
 
 registerCommand({ name: 'profiles', summary: 'saved servers: list, add, remove, import from ~/.ssh/config, export/import', help, run });
-
-/**
- * <destination> given as a profile name: its host, port, user, jump hosts and authentication.
- * Anything else (user@host, an ssh config alias with no profile of that name) passes through.
- */
-setDestinationResolver(async (destination, io) => {
-  if (!NAME_RE.test(destination)) return null;
-  const { profiles, secrets, keys } = appStores(io);
-  let p: Profile | undefined;
-  try {
-    p = await profiles.find(destination);
-  } catch (e) {
-    // A broken profiles file must not stop "gpu-desk tunnel host": say why the name was not looked up.
-    writeLine(io.stderr, `gpu-desk: profiles not consulted: ${(e as Error).message}`);
-    return null;
-  }
-  if (!p) return null;
-  return {
-    ...(await savedProfileConnectOptions(p, { keys, secrets })),
-    defaults: {
-      display: p.display.number,
-      forwards: p.forwards.map((f) => ({ localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort })),
-      ...(p.display.geometry ? { geometry: p.display.geometry } : {}),
-      ...(p.kind === 'cluster' ? { job: p.job ?? {} } : {}),
-    },
-  };
-});

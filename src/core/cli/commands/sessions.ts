@@ -5,8 +5,9 @@ import { displayNumber } from '../../tunnels/forwardSpec';
 import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
-import { sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
-import { connectFor, destinationOf, remoteOptRoot } from './probe';
+import { remoteOptRoot } from '../remoteOptRoot';
+import { destinationOf, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
+import { connectFor } from '../withConnection';
 
 const help = [
   'Usage: gpu-desk sessions <destination> list|start|otp|kill [N] [options]',

@@ -12,8 +12,9 @@ import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { ask, readAllStdin } from '../prompts';
 import { registerCommand } from '../registry';
-import { sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
-import { connectFor, destinationOf, remoteOptRoot } from './probe';
+import { remoteOptRoot } from '../remoteOptRoot';
+import { destinationOf, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
+import { connectFor } from '../withConnection';
 
 const help = [
   'Usage: gpu-desk setup <destination> --plan [--json]',

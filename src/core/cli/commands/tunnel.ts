@@ -15,7 +15,7 @@ import { jsonText, writeLine, type CliIo } from '../io';
 import { parseCommandArgs, UsageError } from '../parse';
 import { registerCommand } from '../registry';
 import { resolveDestination, sshOptionHelp, sshOptionSpec, type SshOptionValues } from '../sshOptions';
-import { remoteOptRoot } from './probe';
+import { remoteOptRoot } from '../remoteOptRoot';
 
 const help = [
   'Usage: gpu-desk tunnel <destination> --display N [options]',
