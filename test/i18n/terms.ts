@@ -35,6 +35,10 @@ export const LATIN_TERMS = new Set(
     'OpenSSH', 'pub',
     // A forward the server refuses: the sshd settings that do it, and the other SSH server that has no Unix-socket forwarding.
     'sshd_config', 'AllowTcpForwarding', 'PermitOpen', 'DisableForwarding', 'AllowStreamLocalForwarding', 'Dropbear',
+    // The OS keychain: the freedesktop.org Secret Service and the programs that provide it.
+    'Secret', 'Service', 'gnome-keyring', 'KWallet', 'Seahorse',
+    // The install into the home (issue 42): where the packages come from, the keyboard data, the terminal and VirtualGL's launcher.
+    'github.com', 'XKB', 'xterm', 'vglrun',
   ].map((w) => w.toLowerCase()),
 );
 

@@ -84,3 +84,13 @@ describe('the no-root plan per distribution (snapshots of every command the user
     }
   });
 });
+
+describe('packages carried by the desk: the sum a directory vouches for', () => {
+  it('reads sha256sum lines (binary marker, directory part) and only the asset named', async () => {
+    const { sumFor } = await import('../../../src/core/remote/userInstallCarry');
+    const sums = `${'a'.repeat(64)}  turbovnc_3.3_amd64.deb\n${'B'.repeat(64)} *dl/virtualgl_3.1.4_amd64.deb\nnot a line\n`;
+    expect(sumFor(sums, 'turbovnc_3.3_amd64.deb')).toBe('a'.repeat(64));
+    expect(sumFor(sums, 'virtualgl_3.1.4_amd64.deb')).toBe('b'.repeat(64));
+    expect(sumFor(sums, 'turbovnc_3.3_arm64.deb')).toBeNull();
+  });
+});

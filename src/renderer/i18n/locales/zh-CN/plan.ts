@@ -13,19 +13,19 @@ const zhCN: Catalogue<typeof en> = {
     },
     userDepsDeb: {
       title: '获取 TurboVNC 和 VirtualGL 所需的库（以你的身份，来自发行版）',
-      why: 'TurboVNC 的 X 服务器需要 X 库、XKB 键盘数据和 xkbcomp；VirtualGL 需要 libturbojpeg 和 GLU。服务器缺少的部分（{{packages}} 及其依赖）以你的身份用 apt-get download 从服务器自己的软件源下载，按发行版签名的软件包列表校验，然后解包到 {{prefix}}/deps。不会在系统范围内安装任何东西。',
+      why: 'TurboVNC 的 X 服务器需要 X 库、XKB 键盘数据和 `xkbcomp`；VirtualGL 需要 `libturbojpeg` 和 GLU。服务器缺少的部分（{{packages}} 及其依赖）以你的身份用 `apt-get download` 从服务器自己的软件源下载，按发行版签名的软件包列表校验，然后解包到 {{prefix}}/deps。不会在系统范围内安装任何东西。',
     },
     userDepsRpm: {
       title: '获取 TurboVNC 和 VirtualGL 所需的库（以你的身份，来自发行版）',
-      why: 'TurboVNC 的 X 服务器需要 X 库、XKB 键盘数据和 xkbcomp；VirtualGL 需要 libturbojpeg 和 GLU。服务器缺少的部分（{{packages}} 及其依赖）以你的身份用 dnf download 从服务器自己的软件仓库下载，按仓库元数据校验，然后解包到 {{prefix}}/deps。不会在系统范围内安装任何东西。',
+      why: 'TurboVNC 的 X 服务器需要 X 库、XKB 键盘数据和 `xkbcomp`；VirtualGL 需要 `libturbojpeg` 和 GLU。服务器缺少的部分（{{packages}} 及其依赖）以你的身份用 `dnf download` 从服务器自己的软件仓库下载，按仓库元数据校验，然后解包到 {{prefix}}/deps。不会在系统范围内安装任何东西。',
     },
     userWm: {
       title: '将窗口管理器（Openbox）和终端（xterm）获取到你的主目录',
       why: '服务器上没有窗口管理器：没有它，桌面上的窗口没有标题栏，也无法移动或调整大小。Openbox 和 xterm 及其所需的库以你的身份从发行版的软件包获取，放到 {{prefix}}/wm。',
     },
     userEnv: {
-      title: '让你的桌面使用这份安装（vglrun 包装脚本、环境、current 链接）',
-      why: '写入 {{prefix}}/env.sh 和 {{prefix}}/bin/vglrun，后者会自行找到 VirtualGL 的库（可在任何 shell 中用完整路径运行，或在 gpu-desk 启动的桌面中直接运行 vglrun，那里该 bin 目录已在 PATH 中），最后用一次重命名把 {{base}}/current 指向这个版本。如果 /opt 中有管理员安装的版本，仍然优先使用它。',
+      title: '让你的桌面使用这份安装（`vglrun` 包装脚本、环境、`current` 链接）',
+      why: '写入 {{prefix}}/env.sh 和 {{prefix}}/bin/vglrun，后者会自行找到 VirtualGL 的库（可在任何终端中用完整路径运行，或在 gpu-desk 启动的桌面中直接运行 `vglrun`，那里该目录已在 PATH 中），最后用一次重命名把 {{base}}/current 指向这个版本。如果 /opt 中有管理员安装的版本，仍然优先使用它。',
     },
     userUninstall: {
       title: '删除你主目录中的安装',
