@@ -156,15 +156,15 @@ function userInstallInfo(l: string[], turboBin: string | null, vglBin: string | 
   const current = val('current');
   const systemTurbovnc = val('system-turbovnc');
   const systemVirtualgl = val('system-virtualgl');
-  const from = (bin: string | null, system: string | null): 'system' | 'user' | null =>
-    !bin ? null : current && bin.startsWith(`${current}/`) ? 'user' : 'system';
+  // Whatever is not under the install in the home (/opt, or a vglrun found on PATH) is the system's.
+  const from = (bin: string | null): 'system' | 'user' | null => (!bin ? null : current && bin.startsWith(`${current}/`) ? 'user' : 'system');
   return {
     base: val('base'),
     current,
     installs: l.filter((x) => x.startsWith('install ')).map((x) => x.slice(8).trim()),
     systemTurbovnc,
     systemVirtualgl,
-    sessionsUse: { turbovnc: from(turboBin, systemTurbovnc), virtualgl: from(vglBin, systemVirtualgl) },
+    sessionsUse: { turbovnc: from(turboBin), virtualgl: from(vglBin) },
   };
 }
 
