@@ -160,6 +160,7 @@ describe.each([['AllowTcpForwarding no'], ['PermitOpen 127.0.0.1:1'], ['DisableF
         proc.stdout.on('data', look);
       });
       expect(String(failed.reason)).toMatch(/refused to forward to 127\.0\.0\.1:\d+: administratively prohibited \(the server's administrator has disabled this kind of forwarding\)/);
+      expect(String(failed.fix)).toMatch(/ask them to allow it \(sshd_config: AllowTcpForwarding, PermitOpen, DisableForwarding\)/);
     } finally {
       proc.kill('SIGTERM');
       await exited;

@@ -130,8 +130,9 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   // A viewer whose forward the server would not open is closed at once (Tunnel does): say why, as ssh -L does.
   tm.on('forward-error', ({ error }: { error: Error }) => {
-    emit({ event: 'open-failed', reason: error.message });
-    if (!json) writeLine(io.stderr, `channel: open failed: ${error.message}`);
+    const fix = error instanceof GpuDeskError && error.fix ? error.fix : null;
+    emit({ event: 'open-failed', reason: error.message, ...(fix ? { fix } : {}) });
+    if (!json) writeLine(io.stderr, `channel: open failed: ${error.message}${fix ? ` — ${fix}` : ''}`);
   });
   const otp = desk?.password ?? null;
 
