@@ -7,7 +7,7 @@ import path from 'node:path';
 import { cleanupAll, desktopConfig, startSshd, type DesktopConfig, type SshdBed } from '../bed';
 import { startHarness, type Harness } from '../../src/harness/server';
 import { connectSsh } from '../../src/core/ssh/connection';
-import { killSession, listSessions } from '../../src/core/remote';
+import { killSession, listSessions } from '../../src/core/remote/vncSessions';
 
 /** Which shell the specs drive: the browser harness here, the real Electron app where its binary exists. */
 export type Shell = 'harness' | 'electron';

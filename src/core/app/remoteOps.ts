@@ -1,6 +1,9 @@
 import type { SshSession } from '../ssh/types';
-import { applyPlan, buildSetupPlan, killSession, listSessions, newOneTimePassword, probeServer, queryGpus, remoteOptRootFrom, displayEndpoint, startSession } from '../remote';
-import type { SessionEndpoint } from '../remote/vncSessions';
+import { queryGpus } from '../remote/gpuFigures';
+import { applyPlan } from '../remote/planRunner';
+import { probeServer, remoteOptRootFrom } from '../remote/probe';
+import { buildSetupPlan } from '../remote/setupPlan';
+import { displayEndpoint, killSession, listSessions, newOneTimePassword, startSession, type SessionEndpoint } from '../remote/vncSessions';
 import type { ApplyResult, PlanProgress, ServerReport, SetupPlan, StartedSession, VncSessionInfo, GpuInfo } from '../remote/types';
 
 /** The plan's choices made in the app's set-up step (a package mirror, unverified packages allowed). */
