@@ -24,6 +24,12 @@ export interface RfbViewer {
 }
 
 const RAW = 0;
+/**
+ * The Cursor pseudo-encoding: the server sends the pointer's shape apart and keeps it out of the
+ * framebuffer, as noVNC asks (without it TurboVNC paints the pointer into the pixels, which the server's
+ * own screenshot leaves out).
+ */
+const CURSOR = -239;
 
 export function connectRfbViewer(port: number, password: string): Promise<RfbViewer> {
   const s = net.connect({ host: '127.0.0.1', port, noDelay: true });
@@ -116,10 +122,11 @@ export function connectRfbViewer(port: number, password: string): Promise<RfbVie
           pf[4] = 32; pf[5] = 24; pf[6] = 0; pf[7] = 1;
           pf.writeUInt16BE(255, 8); pf.writeUInt16BE(255, 10); pf.writeUInt16BE(255, 12);
           pf[14] = 16; pf[15] = 8; pf[16] = 0;
-          const enc = Buffer.alloc(8);
+          const enc = Buffer.alloc(12);
           enc[0] = 2;
-          enc.writeUInt16BE(1, 2);
+          enc.writeUInt16BE(2, 2);
           enc.writeInt32BE(RAW, 4);
+          enc.writeInt32BE(CURSOR, 8);
           s.write(Buffer.concat([pf, enc]));
           request(false);
           stage = 5;
@@ -150,6 +157,14 @@ export function connectRfbViewer(port: number, password: string): Promise<RfbVie
           const w = buf.readUInt16BE(4);
           const h = buf.readUInt16BE(6);
           const encoding = buf.readInt32BE(8);
+          if (encoding === CURSOR) {
+            // The pointer's pixels and its bit mask: skipped (the pointer is not part of the screen).
+            const bytes = w * h * 4 + Math.floor((w + 7) / 8) * h;
+            if (buf.length < 12 + bytes) return;
+            buf = buf.subarray(12 + bytes);
+            rectsLeft--;
+            continue;
+          }
           if (encoding !== RAW) { fail(new Error(`the VNC server sent encoding ${encoding}, not Raw`)); return; }
           const bytes = w * h * 4;
           if (buf.length < 12 + bytes) return;

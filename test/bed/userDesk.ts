@@ -19,7 +19,7 @@ export interface DeskCli {
   /** `gpu-desk <command> <server> <args…>` with this desk's own home, key and known_hosts. */
   run(args: string[], opts?: { host?: string; port?: number; stdin?: string; onLine?(line: string): void }): Promise<CliRun>;
   /** The `gpu-desk tunnel` to a session's display: its 127.0.0.1 port on this side. */
-  tunnel(display: number): Promise<{ port: number; stop(): Promise<void> }>;
+  tunnel(display: number): Promise<{ port: number; password: string | null; stop(): Promise<void> }>;
 }
 
 /** `via`: reach the server through this 127.0.0.1 port instead (a shaped or counting link in front of its sshd), for every command and the tunnel. */
@@ -59,7 +59,10 @@ export function deskCli(server: FreshServer, home: string, via?: { host: string;
       p.stdout!.on('data', (d) => {
         out += d;
         const line = out.split('\n').find((x) => x.includes('"listening"'));
-        if (line) resolve({ port: Number((JSON.parse(line) as { local: string }).local.split(':').pop()), stop });
+        if (!line) return;
+        const l = JSON.parse(line) as { local: string; password?: string | null };
+        // The tunnel hands out a fresh one-time password (it replaces the one sessions start printed).
+        resolve({ port: Number(l.local.split(':').pop()), password: l.password ?? null, stop });
       });
       p.on('exit', (code) => reject(new Error(`gpu-desk tunnel exited (${code}): ${err.trim()}`)));
     }),
@@ -193,7 +196,7 @@ export async function desktop3d(server: FreshServer, desk: DeskCli, opts: { geom
 
     const tunnel = await desk.tunnel(info.display);
     cleanups.push(() => tunnel.stop());
-    const viewer = await connectRfbViewer(tunnel.port, info.password);
+    const viewer = await connectRfbViewer(tunnel.port, tunnel.password ?? info.password);
     cleanups.push(() => viewer.close());
     const tViewer = performance.now();
 
