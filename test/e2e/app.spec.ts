@@ -188,11 +188,11 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   if (await adaptive.isChecked()) await adaptive.uncheck();
   await page.getByTestId('codec-panel').getByLabel('Lossless (no JPEG)').uncheck();
   await page.getByTestId('quality-slider').fill('9');
-  await expect(page.getByTestId('hud-quality')).toHaveText(/^q9/);
+  await expect(page.getByTestId('hud-quality')).toHaveText(/^quality 9 /);
   const bpf9 = await bytesPerFrame(page, 3, 1);
   await env.shot(page, 'viewer-quality-9');
   await page.getByTestId('quality-slider').fill('1');
-  await expect(page.getByTestId('hud-quality')).toHaveText(/^q1/);
+  await expect(page.getByTestId('hud-quality')).toHaveText(/^quality 1 /);
   const bpf1 = await bytesPerFrame(page, 3, 1);
   await env.shot(page, 'viewer-quality-1-hud');
   test.info().annotations.push({ type: 'bytes per frame', description: `q9 ${Math.round(bpf9)} B, q1 ${Math.round(bpf1)} B` });

@@ -132,10 +132,10 @@ test('the main flow in Simplified Chinese: servers, add, connect, host key, repo
   await expectNoEnglish(page, 'desktops', [...serverData, ...strings(sessions)]);
   await env.shot(page, 'zh-CN-desktops');
 
-  await row.getByRole('button', { name: `查看显示器 ${display}` }).click();
+  await row.getByRole('button', { name: `查看 X 显示 ${display}` }).click();
   await expect(page.getByTestId('viewer-phase')).toHaveAttribute('data-phase', 'connected', { timeout: 30_000 });
   await expect(page.getByTestId('viewer-phase')).toHaveText('已连接');
-  await expect(page).toHaveTitle(`${name} 显示器 :${display} — gpu-desk`);
+  await expect(page).toHaveTitle(`${name} X 显示 :${display} — gpu-desk`);
   await page.getByTestId('open-codec').click();
   await expect(page.getByTestId('codec-panel')).toBeVisible();
   await expect(page.getByTestId('hud-fps')).toContainText('帧/秒', { timeout: 20_000 });
@@ -143,8 +143,8 @@ test('the main flow in Simplified Chinese: servers, add, connect, host key, repo
   await env.shot(page, 'zh-CN-viewer');
 
   await page.getByRole('button', { name: '返回服务器页面' }).click();
-  await row.getByRole('button', { name: `停止显示器 ${display}` }).click();
-  const stop = page.getByRole('dialog', { name: `停止显示器 :${display}？` });
+  await row.getByRole('button', { name: `停止 X 显示 ${display}` }).click();
+  const stop = page.getByRole('dialog', { name: `停止 X 显示 :${display}？` });
   await expectNoEnglish(page, 'stop desktop', serverData);
   await stop.getByRole('button', { name: '停止桌面' }).click();
   await expect(row).toHaveCount(0, { timeout: 30_000 });

@@ -447,7 +447,7 @@ function videoFindings(r: ReportFacts): Finding[] {
       severity: 'info',
       code: 'VIDEO_CPU_ONLY',
       message: 'Video is encoded on the CPU (x264): no GPU video encoder (NVENC or VA-API) works here. Video mode works, but the encoder takes CPU time from the programs in the desktop.',
-      fix: 'Nothing needs fixing for video mode; encoding on a GPU needs an NVIDIA GPU with NVENC, or an Intel or AMD GPU with its /dev/dri/renderD* device and VA-API driver',
+      fix: 'Encoding on a GPU needs an NVIDIA GPU with NVENC, or an Intel or AMD GPU with its /dev/dri/renderD* device and VA-API driver',
       text: { message: 'videoCpuOnly', fix: 'cpuOnly', params: {} },
     });
   } else if (v.best === null) {

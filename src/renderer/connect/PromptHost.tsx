@@ -39,10 +39,10 @@ export function PromptHost() {
               i18nKey="hostKey.first"
               values={{
                 host: current.host,
-                where: `${current.port !== 22 ? t('hostKey.port', { port: current.port }) : ''}${current.hop > 0 ? t('hostKey.hop', { hop: current.hop + 1 }) : ''}`,
+                where: `${current.port !== 22 && !current.host.startsWith('[') ? t('hostKey.port', { port: current.port }) : ''}${current.hop > 0 ? t('hostKey.hop', { hop: current.hop + 1 }) : ''}`,
                 command: `ssh-keygen -lf /etc/ssh/ssh_host_${keyFileType(current.keyType)}_key.pub`,
               }}
-              components={{ strong: <strong />, code: <code /> }}
+              components={{ strong: <strong />, code: <code className="nowrap" /> }}
             />
           </p>
           <dl className="kv">

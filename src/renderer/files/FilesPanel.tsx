@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useEffectEvent, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { RemoteFolderView } from '../../shared/models';
 import { errorLine, useApi } from '../app/api';
@@ -16,6 +16,7 @@ export function FilesPanel({ connectionId }: { connectionId: string }) {
   const [note, setNote] = useState<string | null>(null);
   const uploads = useUploads(connectionId);
   const drop = useFileDrop((files) => void uploads.upload(files, folder?.path));
+  const picker = useRef<HTMLInputElement>(null);
 
   const load = useCallback(async (path?: string) => {
     setError(null);
@@ -57,6 +58,10 @@ export function FilesPanel({ connectionId }: { connectionId: string }) {
         <button disabled={!folder?.parent} onClick={() => folder?.parent && void load(folder.parent)} aria-label={folder?.parent ? t('upAria', { folder: folder.parent }) : t('up')}>↑ {t('up')}</button>
         <code data-testid="files-path">{folder?.path ?? ''}</code>
         <button onClick={() => void load(folder?.path)}>{t('reload')}</button>
+        {/* Dropping files is not the only way in: Upload… opens the system's file chooser. */}
+        <button onClick={() => picker.current?.click()} disabled={!folder} data-testid="files-upload">{t('uploadButton')}</button>
+        <input ref={picker} type="file" multiple hidden data-testid="files-upload-input"
+          onChange={(e) => { const files = [...(e.target.files ?? [])]; e.target.value = ''; if (files.length) void uploads.upload(files, folder?.path); }} />
       </div>
       <p className="drop-hint muted" data-testid="files-drop">{t('dropHere', { folder: folder?.path ?? '~' })}</p>
       {error && <p className="banner error" role="alert">{error}</p>}
@@ -69,7 +74,7 @@ export function FilesPanel({ connectionId }: { connectionId: string }) {
           <tbody>
             {folder.entries.map((e) => (
               <tr key={e.name} data-testid={`file-${e.name}`}>
-                <td>{e.kind === 'dir' ? <button className="link" onClick={() => void load(`${folder.path === '/' ? '' : folder.path}/${e.name}`)}>📁 {e.name}</button> : e.name}</td>
+                <td>{e.kind === 'dir' ? <button className="link" onClick={() => void load(`${folder.path === '/' ? '' : folder.path}/${e.name}`)}><FolderIcon /> {e.name}</button> : e.name}</td>
                 <td>{e.kind === 'file' ? fmt.bytes(e.size) : e.kind === 'dir' ? t('folder') : ''}</td>
                 <td>{fmt.dateTime(e.mtime * 1000)}</td>
                 <td>{e.kind === 'file' && <button onClick={() => void download(e.name)} aria-label={t('downloadAria', { name: e.name })}>{t('download')}</button>}</td>
@@ -79,5 +84,14 @@ export function FilesPanel({ connectionId }: { connectionId: string }) {
         </table>
       )}
     </section>
+  );
+}
+
+/** A folder drawn inline: an emoji needs a colour-emoji font, which many Linux desks lack (it showed as an empty box). */
+function FolderIcon() {
+  return (
+    <svg className="folder-icon" width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <path d="M1.5 3.5h4.2l1.5 1.5h7.3v8h-13z" fill="none" stroke="currentColor" strokeWidth="1.2" strokeLinejoin="round" />
+    </svg>
   );
 }

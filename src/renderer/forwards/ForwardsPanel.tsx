@@ -2,6 +2,8 @@ import { useEffect, useEffectEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ForwardView, Profile } from '../../shared/models';
 import { errorLine, useApi, useEvent } from '../app/api';
+import { useReloadProfiles } from '../app/navigation';
+import { ProfileForm } from '../servers/ProfileForm';
 
 /**
  * A server's saved forwards: open (on their own from the server page, or by themselves beside the
@@ -14,6 +16,8 @@ export function ForwardsPanel({ connectionId, profile, autoOpen = false, compact
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
+  const reloadProfiles = useReloadProfiles();
   useEvent('forwards.changed', setAll);
   const saved = profile?.forwards ?? [];
   const mine = all.filter((f) => f.connectionId === connectionId);
@@ -51,6 +55,9 @@ export function ForwardsPanel({ connectionId, profile, autoOpen = false, compact
       <h2 id={`fw-h-${connectionId}`}>{t('heading')}</h2>
       {!compact && <p className="muted">{t('intro')}</p>}
       {saved.length === 0 && mine.length === 0 && <p className="muted">{t('none')}</p>}
+      {/* Forwards are part of the server's profile: its editor is one click away, not a place to find. */}
+      {!compact && profile && <button onClick={() => setEditing(true)} data-testid="forwards-edit">{t('edit')}</button>}
+      {editing && profile && <ProfileForm profile={profile} onDone={async () => { setEditing(false); await reloadProfiles(); }} onCancel={() => setEditing(false)} />}
       {saved.length > 0 && mine.length < saved.length && <button onClick={open} disabled={busy} data-testid="forwards-open">{busy ? t('opening') : t('open')}</button>}
       {error && <p className="banner error" role="alert">{error}</p>}
       <ul className="forwards">

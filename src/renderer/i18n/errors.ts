@@ -30,6 +30,7 @@ export function useErrorLine(): (e: unknown) => string {
     const line = englishLine(e);
     const code = (e as { code?: string })?.code;
     if (language === 'en' || !code || !(code in en.codes)) return line;
+    if (code in en.complete) return t(`complete.${code as keyof typeof en.complete}`);
     return t('detail', { text: t(`codes.${code as ErrorCode}`), detail: line });
   }, []);
 }

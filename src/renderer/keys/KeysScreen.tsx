@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { CertificateView, KeyView, Profile } from '../../shared/models';
 import { useReloadProfiles } from '../app/navigation';
-import { errorLine, useApi } from '../app/api';
+import { useApi } from '../app/api';
+import { useErrorLine } from '../i18n/errors';
 import { Dialog } from '../app/Dialog';
 import { useTranslation } from 'react-i18next';
 import { useFormat } from '../i18n/useFormat';
@@ -12,6 +13,7 @@ export function KeysScreen({ profiles }: { profiles: Profile[] }) {
   const api = useApi();
   const reloadProfiles = useReloadProfiles();
   const { t } = useTranslation('keys');
+  const errorLine = useErrorLine();
   const fmt = useFormat();
   const [keys, setKeys] = useState<KeyView[] | null>(null);
   const [name, setName] = useState('');
@@ -27,7 +29,7 @@ export function KeysScreen({ profiles }: { profiles: Profile[] }) {
     } catch (e) {
       setError(errorLine(e));
     }
-  }, [api]);
+  }, [api, errorLine]);
   useEffect(() => { void reload(); }, [reload]);
 
   const run = async (what: () => Promise<string | null>) => {
@@ -127,6 +129,7 @@ export function KeysScreen({ profiles }: { profiles: Profile[] }) {
 function RemoveKeyDialog(props: { keyView: KeyView; profiles: Profile[]; onDone(msg: string | null): void }) {
   const api = useApi();
   const { t } = useTranslation('keys');
+  const errorLine = useErrorLine();
   const k = props.keyView;
   const [from, setFrom] = useState('');
   const [busy, setBusy] = useState(false);

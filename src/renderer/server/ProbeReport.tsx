@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { withCode } from '../app/codeSpans';
 import type { ServerReportView } from '../../shared/models';
 import { useFormat } from '../i18n/useFormat';
 import { useFindingText } from '../i18n/findings';
@@ -19,8 +20,11 @@ export function ProbeReport({ report, probing, error, onSetup }: { report: Serve
         <ul className="findings">
           {[...r.findings].sort((a, b) => SEV_ORDER[a.severity] - SEV_ORDER[b.severity]).map((f) => (
             <li key={f.code} className={`finding sev-${f.severity}`} data-code={f.code}>
-              <p><span className="sev">{t(`report.severity.${f.severity}`)}</span> {findingText(f).message}</p>
-              <p className="fix"><strong>{t('report.fix')}</strong> {findingText(f).fix}</p>
+              <p><span className="sev">{t(`report.severity.${f.severity}`)}</span> {withCode(findingText(f).message)}</p>
+              {/* Information is not a problem: what it adds is a note, not a "Fix:". */}
+              {f.severity === 'info'
+                ? findingText(f).fix && <p className="fix muted">{withCode(findingText(f).fix)}</p>
+                : <p className="fix"><strong>{t('report.fix')}</strong> {withCode(findingText(f).fix)}</p>}
             </li>
           ))}
         </ul>

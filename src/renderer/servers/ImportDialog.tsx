@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { SshConfigHost } from '../../shared/models';
 import { useApi } from '../app/api';
 import { useTranslation } from 'react-i18next';
@@ -11,15 +11,18 @@ export function ImportDialog(props: { onDone(): void; onCancel(): void }) {
   const errorLine = useErrorLine();
   const [hosts, setHosts] = useState<SshConfigHost[] | null>(null);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ReactNode>(null);
   const [result, setResult] = useState<string | null>(null);
 
   useEffect(() => {
     api.invoke('profiles.sshConfigHosts', {}).then(
       (h) => { setHosts(h); setChosen(new Set(h.filter((x) => !x.exists).map((x) => x.alias))); },
-      (e) => setError(errorLine(e)),
+      // Core's fix for an unreadable config is the CLI's (--file): here the user fixes the file itself.
+      (e: { code?: string; message?: string }) => setError(e?.code === 'BAD_SSH_CONFIG'
+        ? <>{t('import.unreadable')} <code>{e.message}</code></>
+        : errorLine(e)),
     );
-  }, [api, errorLine]);
+  }, [api, errorLine, t]);
 
   const run = async () => {
     try {

@@ -82,7 +82,7 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
       const r = profileInputSchema.safeParse(input);
       if (!r.success) {
         const i = r.error.issues[0];
-        throw new Error(t('form.invalid', { field: fieldLabel(String(i.path[0] ?? ''), i.path[1] === undefined ? undefined : String(i.path[1])) || i.path.join('.'), message: i.message }));
+        throw new Error(t('form.invalid', { field: fieldLabel(String(i.path[0] ?? ''), i.path[1] === undefined ? undefined : String(i.path[1])) || i.path.join('.'), message: i.path[0] === 'host' && i.path.length === 1 ? t('form.badHost') : i.message }));
       }
       return input;
     } catch (err) {

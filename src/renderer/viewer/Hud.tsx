@@ -16,7 +16,7 @@ export function Hud({ history, tunnel, tunnelHistory, video, viewerId, renderGpu
     <aside className="hud" aria-label={t('hud.aria')} data-testid="hud" aria-live="off">
       <dl>
         <dt>{t('hud.frames')}</dt><dd data-testid="hud-fps">{show(s?.fps, (v) => fmt.fps(v, 1))}</dd>
-        <dt>{t('hud.latency')}</dt><dd data-testid="hud-latency" title={t('hud.latencyTitle')}>{show(s?.latencyMs, fmt.ms)}</dd>
+        <dt>{t('hud.latency')}</dt><dd data-testid="hud-latency" title={t('hud.latencyTitle')}>{s?.latencyMs == null ? <span className="muted">{t('hud.latencyWaiting')}</span> : fmt.ms(s.latencyMs)}</dd>
         <dt>{t('hud.rtt')}</dt><dd data-testid="hud-rtt">{show(tunnel?.rttMs, fmt.ms)}</dd>
         <dt>{t('hud.in')}</dt><dd data-testid="hud-in">{tunnel ? fmt.bitRate(tunnel.inPerSec * 8) : '—'}</dd>
         <dt>{t('hud.out')}</dt><dd data-testid="hud-out">{tunnel ? fmt.bitRate(tunnel.outPerSec * 8) : '—'}</dd>

@@ -114,6 +114,8 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const retries = useRef(0);
   const uploads = useUploads(connectionId);
   // Dropped on the desktop: to ~/Desktop where it exists (it shows on the remote desktop), else ~.
+  // A desktop that never answered is not a "lost" connection: the overlay says which it was.
+  const everConnected = useRef(false);
   const drop = useFileDrop((files) => void uploads.upload(files));
   const { t: tFiles } = useTranslation('files');
   const { t: tCluster } = useTranslation('cluster');
@@ -203,6 +205,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
             retries.current = 0;
             setPhase('connected');
             setWhy(null);
+            everConnected.current = true;
             s.focus();
           } else if (st === 'disconnected') {
             keepLastPicture(s, lastRef.current);
@@ -313,7 +316,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
     : phase === 'connected' && sshState === 'reconnecting' ? { title: t('overlay.reconnecting'), text: t('overlay.sshDropped') }
     : phase === 'opening' || phase === 'connecting' ? { title: t('overlay.connecting'), text: t('overlay.opening', { display: display ?? '' }) }
     : phase === 'reconnecting' ? { title: t('overlay.reconnecting'), text: why ?? '' }
-    : phase === 'lost' || phase === 'disconnected' ? { title: t('overlay.lost'), text: why ?? t('overlay.unreachable') }
+    : phase === 'lost' || phase === 'disconnected' ? { title: everConnected.current ? t('overlay.lost') : t('overlay.neverConnected'), text: why ?? t('overlay.unreachable') }
     : null;
 
   return (
@@ -388,12 +391,15 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         {video?.fallback && phase === 'connected' && <p className="video-fallback" role="status" data-testid="video-fallback">{t('videoFallback', { reason: video.fallback })}</p>}
         {panel === 'codec' && <CodecPanel prefs={prefs} turbo={turbo} h264={h264} live={live} video={video} onChange={update} onClose={() => setPanel(null)} />}
         {panel === 'keys' && (
-          <div className="menu" role="menu" aria-label={t('keys.menu')}>
-            {KEY_COMBOS.map((k) => (
-              <button key={k.label} role="menuitem" onClick={() => { session.current?.sendCombo(k.keys); setPanel(null); session.current?.focus(); }}>{k.words ? t(`keys.${k.words}`) : k.label}</button>
-            ))}
-            <label className="check"><input type="checkbox" role="menuitemcheckbox" checked={prefs.grabInFullScreen} onChange={(e) => update({ ...prefs, grabInFullScreen: e.target.checked })} data-testid="grab-in-full-screen" /> {t('grab.inFullScreen')}</label>
-          </div>
+          <aside className="menu keys-panel" aria-labelledby="send-keys-title" data-testid="send-keys">
+            <div className="panel-head"><h2 id="send-keys-title">{t('keys.menu')}</h2><button className="icon" onClick={() => { setPanel(null); session.current?.focus(); }} aria-label={t('keys.close')}>×</button></div>
+            <div role="menu" aria-label={t('keys.menu')} className="keys-list">
+              {KEY_COMBOS.map((k) => (
+                <button key={k.label} role="menuitem" onClick={() => { session.current?.sendCombo(k.keys); setPanel(null); session.current?.focus(); }}>{k.words ? t(`keys.${k.words}`) : k.label}</button>
+              ))}
+            </div>
+            <label className="check"><input type="checkbox" checked={prefs.grabInFullScreen} onChange={(e) => update({ ...prefs, grabInFullScreen: e.target.checked })} data-testid="grab-in-full-screen" /> {t('grab.inFullScreen')}</label>
+          </aside>
         )}
         {panel === 'clipboard' && (
           <aside className="clip-panel" aria-label={t('clip.aria')}>

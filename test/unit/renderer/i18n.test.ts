@@ -46,7 +46,7 @@ describe('i18n instance', () => {
     try {
       const i18n = createI18n('zh-CN');
       expect(i18n.t('common:theme.dark')).toBe('深色');
-      expect(i18n.t('common:displayCrumb', { display: 3 })).toBe('显示器 :3');
+      expect(i18n.t('common:displayCrumb', { display: 3 })).toBe('X 显示 :3');
       await i18n.changeLanguage('en');
       expect(i18n.t('common:displayCrumb', { display: 3 })).toBe('Display :3');
       const before = missingText().length;

@@ -4,6 +4,15 @@
  */
 export default {
   detail: '{{text}} ({{detail}})',
+  /**
+   * Codes whose cause and fix this line says in full, with nothing from core's message to add (no host,
+   * file or value): other languages show it alone, with no English detail. English shows core's line.
+   */
+  complete: {
+    KEYCHAIN_UNAVAILABLE: 'The OS keychain is not available: start a Secret Service in your desktop session (install gnome-keyring or KWallet and log in to a desktop). gpu-desk never stores secrets in plain files.',
+    KEYCHAIN_LOCKED: 'The OS keychain is locked: unlock it (Passwords and Keys / Seahorse, or log in to the desktop again), then try again.',
+    PLAN_STEP_FAILED: 'A set-up step failed: read its output above, fix the cause on the server (it may need a reboot or a manual fix), then run the plan again (finished steps are skipped).',
+  },
   codes: {
     HOST_UNREACHABLE: 'The server cannot be reached.',
     PROXY_COMMAND_FAILED: 'The ProxyCommand failed.',

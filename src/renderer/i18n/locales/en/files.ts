@@ -2,11 +2,12 @@
 export default {
   tab: 'Files',
   heading: 'Files on the server',
-  dropHere: 'Drop files here to upload them to {{folder}}',
+  dropHere: 'Drop files here, or use Upload…, to upload them to {{folder}}',
   dropOnViewer: 'Drop to upload to the server (~/Desktop, or your home folder where there is none)',
   up: 'Up',
   upAria: 'Up to {{folder}}',
   reload: 'Reload',
+  uploadButton: 'Upload…',
   loading: 'Loading…',
   empty: 'This folder is empty.',
   truncated: 'Listing truncated: the server listed more than can be shown, or took too long; these are the first {{count}} entries.',

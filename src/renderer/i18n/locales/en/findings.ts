@@ -93,7 +93,7 @@ export default {
     vaapiDriverRhel: 'Install the GPU’s VA-API driver: `sudo dnf install intel-media-driver` (EPEL) for an Intel GPU, `sudo dnf install mesa-va-drivers` for an AMD one, then probe again',
     vaapiDriverOther: 'Install the GPU’s VA-API driver (Intel’s media driver, or Mesa’s VA-API drivers for AMD), then probe again',
     passRenderNode: 'In a container, start it with the device passed in (`docker run --device /dev/dri …`); otherwise load the GPU’s kernel driver (i915 or amdgpu), then probe again',
-    cpuOnly: 'Nothing needs fixing for video mode; encoding on a GPU needs an NVIDIA GPU with NVENC, or an Intel or AMD GPU with its /dev/dri/renderD* device and VA-API driver',
+    cpuOnly: 'Encoding on a GPU needs an NVIDIA GPU with NVENC, or an Intel or AMD GPU with its /dev/dri/renderD* device and VA-API driver',
     x264Deb: 'Use the distribution’s ffmpeg, which is built with libx264 (`sudo apt-get install --no-install-recommends ffmpeg`; put it first on PATH if another ffmpeg is found first), then probe again',
     x264Rhel: 'Use RPM Fusion’s ffmpeg, which is built with libx264 (EPEL’s ffmpeg-free is not): enable EPEL and RPM Fusion (free), then `sudo dnf install --allowerasing ffmpeg`',
     x264Other: 'Install a build of ffmpeg with libx264 (the distribution’s ffmpeg package usually is), then probe again',

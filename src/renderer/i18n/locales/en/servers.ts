@@ -72,10 +72,12 @@ export default {
     badForward: 'forward "{{spec}}" should look like LOCALPORT:HOST:PORT, e.g. 8888:127.0.0.1:8888',
     invalid: '{{field}}: {{message}}',
   },
+    badHost: 'a host name or address, without spaces',
   import: {
     title: 'Import from ~/.ssh/config',
     reading: 'Reading your ssh config…',
     none: 'No concrete Host entries (wildcards are not imported).',
+    unreadable: 'Your ssh config (~/.ssh/config) cannot be read: write the hosts you use there, then open Import again.',
     alreadySaved: ' — already saved',
     imported: 'Imported {{count}}.',
     skipped: 'Skipped {{list}}.',

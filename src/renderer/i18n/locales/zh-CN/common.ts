@@ -8,7 +8,7 @@ const zhCN: Catalogue<typeof en> = {
   home: 'gpu-desk：服务器列表',
   breadcrumb: '导航路径',
   serverFallback: '服务器',
-  displayCrumb: '显示器 :{{display}}',
+  displayCrumb: 'X 显示 :{{display}}',
   tunnelCrumb: '隧道',
   jobCrumb: '作业 {{jobId}}',
   cannotStart: 'gpu-desk 无法启动',

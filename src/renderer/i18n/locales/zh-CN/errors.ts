@@ -3,6 +3,11 @@ import type { Catalogue } from '../../catalogue';
 
 const zhCN: Catalogue<typeof en> = {
   detail: '{{text}}（详情：{{detail}}）',
+  complete: {
+    KEYCHAIN_UNAVAILABLE: '系统钥匙串不可用：请在桌面会话中启动 Secret Service（安装 gnome-keyring 或 KWallet 并登录桌面）。gpu-desk 从不把密钥存到普通文件里。',
+    KEYCHAIN_LOCKED: '系统钥匙串已锁定：请先解锁（“密码和密钥”/Seahorse，或重新登录桌面），然后重试。',
+    PLAN_STEP_FAILED: '某个配置步骤失败：请阅读上面的输出，在服务器上排除原因（可能需要重启或手动修复），然后再次运行计划（已完成的步骤会跳过）。',
+  },
   codes: {
     HOST_UNREACHABLE: '无法连接到服务器。',
     PROXY_COMMAND_FAILED: 'ProxyCommand 执行失败。',
@@ -13,7 +18,7 @@ const zhCN: Catalogue<typeof en> = {
     HOST_KEY_UNKNOWN: '服务器的主机密钥未知。',
     HOST_KEY_REJECTED: '主机密钥已被拒绝。',
     PORT_TAKEN: '该本地端口已被占用。',
-    DISPLAY_OUT_OF_RANGE: '显示器编号超出范围。',
+    DISPLAY_OUT_OF_RANGE: 'X 显示编号超出范围。',
     BAD_FORWARD_SPEC: '端口转发的写法不正确。',
     BAD_ARGUMENT: '某个值无效。',
     BAD_SSH_CONFIG: '无法读取 ssh 配置。',

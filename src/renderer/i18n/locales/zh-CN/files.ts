@@ -4,11 +4,12 @@ import type { Catalogue } from '../../catalogue';
 const zhCN: Catalogue<typeof en> = {
   tab: '文件',
   heading: '服务器上的文件',
-  dropHere: '将文件拖放到这里，上传到 {{folder}}',
+  dropHere: '将文件拖放到这里（或使用“上传…”），上传到 {{folder}}',
   dropOnViewer: '松开即可上传到服务器（~/Desktop；没有该文件夹时上传到主目录）',
   up: '上一级',
   upAria: '返回上一级 {{folder}}',
   reload: '刷新',
+  uploadButton: '上传…',
   loading: '正在加载…',
   empty: '此文件夹为空。',
   truncated: '列表已截断：服务器列出的条目过多或耗时过长；这里显示前 {{count}} 个条目。',
