@@ -141,6 +141,8 @@ export const methods = {
    */
   'profiles.exportFile': m(empty, out<ProfilesExportView | null>()),
   'profiles.importFile': m(z.strictObject({ replace: z.boolean() }), out<ProfilesImportView | null>()),
+  /** The Add-server form's Browse… for a key file: the chosen path (a profile names its key file anyway), or null. */
+  'profiles.chooseKeyFile': m(empty, out<string | null>()),
 
   'keys.list': m(empty, out<KeyView[]>()),
   'keys.generate': m(z.strictObject({ name }), out<KeyView>()),

@@ -1,4 +1,5 @@
 import { GpuDeskError } from '../errors';
+import { splitDestination } from '../../shared/destinationSplit';
 
 export interface ParsedDestination {
   user?: string;
@@ -14,31 +15,17 @@ const HOST_RE = /^[A-Za-z0-9_.%:-]+$/;
  * '@' separates), as OpenSSH allows for e-mail-like account names.
  */
 export function parseDestination(input: string, opts: { allowPort: boolean } = { allowPort: false }): ParsedDestination {
-  let s = input.trim();
+  const s = input.trim();
   if (!s) throw new GpuDeskError('BAD_ARGUMENT', 'The destination is empty', 'give user@host, host or a ~/.ssh/config alias');
-  let allowPort = opts.allowPort;
-  if (s.startsWith('ssh://')) {
-    s = s.slice(6).replace(/\/$/, '');
-    allowPort = true;
-  }
-  let user: string | undefined;
-  const at = s.lastIndexOf('@');
-  if (at >= 0) {
-    user = s.slice(0, at);
-    s = s.slice(at + 1);
-    if (!user) throw badDest(input);
-  }
-  let host = s;
-  let port: number | undefined;
-  const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
-  if (bracket) {
-    host = bracket[1];
-    if (bracket[2]) port = parsePort(bracket[2], input);
-  } else if (allowPort && /^[^:]+:\d+$/.test(s)) {
-    const i = s.lastIndexOf(':');
-    host = s.slice(0, i);
-    port = parsePort(s.slice(i + 1), input);
-  }
+  // The split is shared with the Add-server form; the checks and their errors are the CLI's.
+  const parts = splitDestination(s, opts);
+  if (parts.user === '') throw badDest(input);
+  const { user, host } = parts;
+  const port = parts.port === undefined ? undefined : parsePort(parts.port, input);
+  const allowPort = opts.allowPort || s.startsWith('ssh://');
+  const rest = s.replace(/^ssh:\/\//, '');
+  // `[v6]:port` carries its port even where a bare `host:port` is not allowed.
+  const bracket = rest.slice(rest.lastIndexOf('@') + 1).startsWith('[');
   if (!host || !HOST_RE.test(host) || host.startsWith('-')) throw badDest(input);
   if (port !== undefined && !allowPort && !bracket) throw badDest(input);
   return { user, host, port };

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
 import { Dialog } from '../app/Dialog';
 import { JobSettingsFields, useJobSettings } from '../cluster/JobSettingsFields';
+import { splitDestination } from '../../shared/destinationSplit';
 
 type AuthKind = ProfileAuth['kind'];
 
@@ -91,6 +92,26 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
     }
   };
 
+  // A pasted `user@host:port` or `ssh://user@host:port` goes into its fields, as Termius and VS Code do;
+  // a form error about the host is stale as soon as the field changes.
+  const changeHost = (value: string) => {
+    setError(null);
+    if (!/[@:]|^ssh:\/\//.test(value.trim()) || /\s/.test(value.trim())) { setHost(value); return; }
+    const d = splitDestination(value, { allowPort: true });
+    setHost(d.host);
+    if (d.user) setUser(d.user);
+    if (d.port) setPort(d.port);
+  };
+  const browseKey = async () => {
+    setError(null);
+    try {
+      const file = await api.invoke('profiles.chooseKeyFile', {});
+      if (file) setKeyPath(file);
+    } catch (err) {
+      setError(errorLine(err));
+    }
+  };
+
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
     setError(null);
@@ -151,10 +172,10 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
         )}
         <label>{t('form.name')}<input value={name} onChange={(e) => setName(e.target.value)} required placeholder="gpu-lab" autoFocus /></label>
         <div className="row">
-          <label className="grow">{t('form.host')}<input value={host} onChange={(e) => setHost(e.target.value)} required placeholder="gpu.example.org" /></label>
-          <label className="small">{t('form.port')}<input value={port} onChange={(e) => setPort(e.target.value)} inputMode="numeric" required /></label>
+          <label className="grow">{t('form.host')}<input value={host} onChange={(e) => changeHost(e.target.value)} required placeholder="gpu.example.org" data-testid="profile-host" /></label>
+          <label className="small">{t('form.port')}<input value={port} onChange={(e) => { setError(null); setPort(e.target.value); }} inputMode="numeric" required data-testid="profile-port" /></label>
         </div>
-        <label>{t('form.user')}<input value={user} onChange={(e) => setUser(e.target.value)} placeholder={t('form.userPlaceholder')} /></label>
+        <label>{t('form.user')}<input value={user} onChange={(e) => setUser(e.target.value)} placeholder={t('form.userPlaceholder')} data-testid="profile-user" /></label>
         <label>{t('form.jumpHosts')}<input value={jump} onChange={(e) => setJump(e.target.value)} placeholder="user@bastion:22, …" /></label>
         <fieldset>
           <legend>{t('form.signIn')}</legend>
@@ -165,7 +186,12 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
             <option value="keychain-key">{t('form.auth.keychainKey')}</option>
             <option value="password">{t('form.auth.password')}</option>
           </select>
-          {authKind === 'key-file' && <label>{t('form.keyFile')}<input value={keyPath} onChange={(e) => setKeyPath(e.target.value)} placeholder="~/.ssh/id_ed25519" required /></label>}
+          {authKind === 'key-file' && (
+            <div className="row key-file-row">
+              <label className="grow">{t('form.keyFile')}<input value={keyPath} onChange={(e) => setKeyPath(e.target.value)} placeholder="~/.ssh/id_ed25519" required /></label>
+              <button type="button" onClick={() => void browseKey()} data-testid="browse-key">{t('form.browse')}</button>
+            </div>
+          )}
           {authKind === 'keychain-key' && <label>{t('form.keychainKey')}<input value={keyName} onChange={(e) => setKeyName(e.target.value)} required /></label>}
           {authKind === 'password' && <label className="check"><input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} /> {t('form.remember')}</label>}
         </fieldset>

@@ -51,6 +51,7 @@ export class Profiles {
         const r = await this.announcing(importProfilesFromFile(this.deps.store, file, { replace }));
         return { file: path.basename(file), added: r.added.map((p) => p.name), replaced: r.replaced.map((p) => p.name), skipped: r.skipped.map((x) => `${x.name}: ${x.reason}`), warnings: r.warnings };
       },
+      'profiles.chooseKeyFile': async () => this.dialogs().openFile({ purpose: 'key' }),
       'profiles.sshConfigHosts': async () => listSshConfigHosts(this.deps.store, this.deps.sshConfigPath ?? undefined),
       'profiles.importSshConfig': async ({ aliases }) => this.announcing(importSshConfigHosts(this.deps.store, aliases, this.deps.sshConfigPath ?? undefined)),
     };

@@ -62,6 +62,7 @@ export default {
       password: 'Password',
     },
     keyFile: 'Key file',
+    browse: 'Browse…',
     keychainKey: 'Keychain key name',
     remember: 'Remember the password in the OS keychain',
     display: 'Display',

@@ -64,6 +64,7 @@ const zhCN: Catalogue<typeof en> = {
       password: '密码',
     },
     keyFile: '密钥文件',
+    browse: '浏览…',
     keychainKey: '钥匙串中的密钥名称',
     remember: '在系统钥匙串中记住密码',
     display: 'X 显示',
