@@ -43,7 +43,10 @@ function counter(veth: string | null): () => number {
 
 /** The distribution's packages the deps/wm steps fetched (their step output names them), and their sizes from the user's own apt lists. */
 function distroBytes(server: FreshServer, out: string): { packages: number; bytes: number } {
-  const names = applyEvents(out).filter((e) => e.type === 'output').flatMap((e) => /from the distribution: (.*)/.exec(e.text ?? '')?.[1]?.split(/\s+/) ?? [])
+  // Each step prints "from the distribution: NAME…" (one a line) before "unpacked into …".
+  const byStep = new Map<string, string>();
+  for (const e of applyEvents(out)) if (e.type === 'output' && e.stepId) byStep.set(e.stepId, (byStep.get(e.stepId) ?? '') + (e.text ?? ''));
+  const names = [...byStep.values()].flatMap((t) => /from the distribution: ([\s\S]*?)(?:\n\S*\s*unpacked into|$)/.exec(t)?.[1]?.split(/\s+/) ?? [])
     .filter((n) => /^[a-z0-9][a-z0-9+.-]*$/.test(n));
   if (names.length === 0) return { packages: 0, bytes: 0 };
   const lists = `${server.home}/.local/share/gpu-desk/.apt/lists`;
