@@ -5,6 +5,7 @@ import { useApi } from '../app/api';
 import { useTranslation } from 'react-i18next';
 import { useErrorLine } from '../i18n/errors';
 import { ViewerSession, h264Available, type ViewerState } from './rfbSession';
+import { remotePointer, screenElement } from './rfbPatches';
 import { takeViewerTicket } from './ticketPrefetch';
 import { Hud } from './Hud';
 import { CodecPanel } from './CodecPanel';
@@ -431,10 +432,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
 
 /** Where noVNC last put the remote pointer (canvas CSS pixels), for the pointer lock to start from. */
 function mouseAt(session: { current: ViewerSession | null }): () => Point | null {
-  return () => {
-    const p = (session.current?.rfb as unknown as { _mousePos?: Partial<Point> } | undefined)?._mousePos;
-    return typeof p?.x === 'number' && typeof p.y === 'number' ? { x: p.x, y: p.y } : null;
-  };
+  return () => (session.current ? remotePointer(session.current.rfb) : null);
 }
 
 /**
@@ -443,6 +441,6 @@ function mouseAt(session: { current: ViewerSession | null }): () => Point | null
  * disconnect, with its canvas and pixels intact and its input handlers gone; it goes in `holder`.
  */
 function keepLastPicture(s: ViewerSession, holder: HTMLDivElement | null): void {
-  const screen = (s.rfb as unknown as { _screen?: HTMLElement })._screen;
+  const screen = screenElement(s.rfb);
   if (holder && screen) holder.replaceChildren(screen);
 }

@@ -50,7 +50,24 @@ export interface RfbInternals {
   _fbHeight: number;
   _rfbConnectionState: string;
   _enabledContinuousUpdates: boolean;
+  /** Where noVNC last put the remote pointer (canvas CSS pixels). */
+  _mousePos?: { x?: unknown; y?: unknown };
+  /** noVNC's screen element (the canvas's parent). */
+  _screen?: HTMLElement;
 }
+
+/**
+ * noVNC's fields read outside this file, by file: checked with the rest at connect, so a noVNC
+ * upgrade that renames one fails here, naming it, not in a corner of the viewer later.
+ */
+const READ_ELSEWHERE: Record<string, string[]> = {
+  // Multi-screen layouts: its own _requestRemoteResize (SetDesktopSize with several screens).
+  'rfbScreens.ts': ['_requestRemoteResize', '_screenSize', '_resizeSession', '_viewOnly', '_supportsSetDesktopSize', '_pendingRemoteResize', '_lastResize', '_resizeTimeout', '_screenID', '_screenFlags', '_fbWidth', '_fbHeight', '_sock'],
+  // Video mode: one-pixel update requests while the stream draws.
+  'video/rfbPause.ts': ['_sock', '_fbWidth', '_fbHeight', '_enabledContinuousUpdates', '_rfbConnectionState'],
+  // This file's helpers below, for the viewer: the pointer lock's start, the picture kept over a reconnect.
+  'rfbPatches.ts': ['_mousePos', '_screen'],
+};
 
 export function internals(rfb: RFB): RfbInternals {
   return rfb as unknown as RfbInternals;
@@ -59,6 +76,7 @@ export function internals(rfb: RFB): RfbInternals {
 export function checkRfbInternals(rfb: RFB): void {
   const r = internals(rfb);
   const missing = ['_sendEncodings', '_handleRect', '_updateScale', '_display', '_sock', '_FBU'].filter((k) => !(k in r));
+  for (const [file, keys] of Object.entries(READ_ELSEWHERE)) missing.push(...keys.filter((k) => !(k in r)).map((k) => `${k} (${file})`));
   const d = r._display as unknown as Record<string, unknown> | undefined;
   if (d) {
     missing.push(...['imageRect', 'copyImage', 'drawImage', 'pending', 'flip', '_renderQPush', '_damage', '_rescale', 'resize', 'viewportChangeSize'].filter((k) => typeof d[k] !== 'function'));
@@ -68,6 +86,17 @@ export function checkRfbInternals(rfb: RFB): void {
   const tight = (rfb as unknown as { _decoders?: Record<number, Record<string, unknown> | undefined> })._decoders?.[7];
   missing.push(...['_paletteRect', '_monoRect', '_getScratchBuffer'].filter((k) => typeof tight?.[k] !== 'function').map((k) => `_decoders[7].${k}`));
   if (missing.length) throw new Error(`noVNC internals changed (missing ${missing.join(', ')}): update src/renderer/viewer/rfbPatches.ts`);
+}
+
+/** Where noVNC last put the remote pointer (canvas CSS pixels), if it has. */
+export function remotePointer(rfb: RFB): { x: number; y: number } | null {
+  const p = internals(rfb)._mousePos;
+  return typeof p?.x === 'number' && typeof p.y === 'number' ? { x: p.x, y: p.y } : null;
+}
+
+/** noVNC's screen element: on disconnect it leaves the page with its canvas and pixels intact. */
+export function screenElement(rfb: RFB): HTMLElement | null {
+  return internals(rfb)._screen ?? null;
 }
 
 /** Sends our SetEncodings list instead of noVNC's. */

@@ -301,7 +301,7 @@ export class ViewerSession {
   }
 
   private sendEncodings(): void {
-    if (this.state === 'connected') (this.rfb as unknown as { _sendEncodings(): void })._sendEncodings();
+    if (this.state === 'connected') internals(this.rfb)._sendEncodings();
   }
 
   /** Applies preferences live: codec changes go out as a new SetEncodings, no reconnect. */
