@@ -46,7 +46,16 @@ export function KeysScreen({ profiles }: { profiles: Profile[] }) {
       setBusy(false);
     }
   };
-  const generate = () => run(async () => {
+  // Without a name nothing can be made (servers and the CLI refer to a key by it): say so, rather than
+  // a browser bubble that Electron may not show.
+  const nameMissing = (): boolean => {
+    if (name.trim()) return false;
+    setNotice(null);
+    setError(t('nameMissing'));
+    document.querySelector<HTMLInputElement>('[data-testid="key-name"]')?.focus();
+    return true;
+  };
+  const generate = () => nameMissing() ? undefined : run(async () => {
     const k = await api.invoke('keys.generate', { name: name.trim() });
     setName('');
     return t('generated', { name: k.name });
@@ -79,11 +88,12 @@ export function KeysScreen({ profiles }: { profiles: Profile[] }) {
           <p className="muted">{t('intro')}</p>
         </div>
       </div>
-      <form className="form inline" onSubmit={(e) => { e.preventDefault(); void generate(); }}>
-        <label>{t('name')}<input value={name} onChange={(e) => setName(e.target.value)} required placeholder="laptop-2026" data-testid="key-name" /></label>
+      <form className="form inline" noValidate onSubmit={(e) => { e.preventDefault(); void generate(); }}>
+        <label>{t('name')}<input value={name} onChange={(e) => { setName(e.target.value); if (e.target.value.trim()) setError(null); }} required placeholder="laptop-2026" data-testid="key-name" aria-describedby={name.trim() ? undefined : 'key-name-hint'} /></label>
         <button type="submit" className="primary" disabled={busy} data-testid="key-generate">{t('generate')}</button>
-        <button type="button" disabled={busy || !name.trim()} onClick={() => void importFile()} data-testid="key-import">{t('importFile')}</button>
+        <button type="button" disabled={busy || !name.trim()} title={name.trim() ? undefined : t('nameFirst')} onClick={() => void importFile()} data-testid="key-import">{t('importFile')}</button>
       </form>
+      {!name.trim() && <p id="key-name-hint" className="muted small" data-testid="key-name-hint">{t('nameFirst')}</p>}
       {error && <p className="banner error" role="alert" data-testid="keys-error">{error}</p>}
       {notice && <p className="banner" role="status" data-testid="keys-notice">{notice}</p>}
       {keys && keys.length === 0 && <div className="empty"><p>{t('empty')}</p></div>}

@@ -5,6 +5,8 @@ export default {
   intro: 'Key pairs whose private half lives only in the OS keychain. The same keys as "gpu-desk keys" on the command line.',
   empty: 'No keys yet. Generate an ed25519 key, or import the private key file you use with ssh.',
   name: 'Key name',
+  nameMissing: 'The key needs a name: type one in Key name, then Generate or Import.',
+  nameFirst: 'Type a key name first: Generate and Import save the key under it.',
   generate: 'Generate ed25519 key',
   importFile: 'Import a key file…',
   cols: { name: 'Name', type: 'Type', fingerprint: 'Fingerprint', installed: 'Installed on', created: 'Created' },

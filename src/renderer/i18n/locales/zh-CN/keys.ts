@@ -7,6 +7,8 @@ const zhCN: Catalogue<typeof en> = {
   intro: '私钥只保存在系统钥匙串中的密钥对，与命令行 "gpu-desk keys" 使用的是同一批密钥。',
   empty: '还没有密钥。生成一个 ed25519 密钥，或导入你平时用于 ssh 的私钥文件。',
   name: '密钥名称',
+  nameMissing: '密钥需要名称：请先在“密钥名称”中填写，再生成或导入。',
+  nameFirst: '请先填写密钥名称：生成和导入都会以此名称保存密钥。',
   generate: '生成 ed25519 密钥',
   importFile: '导入密钥文件…',
   cols: { name: '名称', type: '类型', fingerprint: '指纹', installed: '已安装到', created: '创建时间' },
