@@ -2,6 +2,7 @@ import { GpuDeskError } from '../errors';
 import { shellCommand, shellQuote } from '../remote/shellQuote';
 import { DISPLAY_TAKEN_SH } from '../remote/displayPick';
 import { TURBOVNC_ARGS } from '../remote/turboVncArgs';
+import { TURBOVNC_BIN_SH, USER_INSTALL_SH, XKB_ARGS_SH } from '../remote/userInstall';
 import type { JobSettings } from './types';
 import { NVIDIA_SMI_QUERY } from '../remote/gpuFigures';
 
@@ -92,7 +93,13 @@ dir="$HOME/${JOBS_DIR}/$SLURM_CLUSTER_NAME/$SLURM_JOB_ID"
 mkdir -p "$dir" || { echo "gpu-desk: cannot create $dir" >&2; exit 1; }
 chmod 700 "$HOME/.gpu-desk" "$HOME/${JOBS_DIR}" "$HOME/${JOBS_DIR}/$SLURM_CLUSTER_NAME" "$dir"
 node="\${SLURMD_NODENAME:-$(hostname)}"
-vnc="$opt/TurboVNC/bin"
+# TurboVNC as a server's sessions find it (remote/userInstall.ts): the node's own (/opt) first, else
+# the install in the (shared) home, whose environment (its libraries, vglrun, window manager) the
+# desktop inherits.
+O="$opt"
+${USER_INSTALL_SH.trim()}
+${TURBOVNC_BIN_SH.trim()}
+vnc="$T"
 # From here on, however the job ends (a node without TurboVNC, scancel, the time limit), its
 # directory goes with it.
 n=""; pid=""
@@ -126,7 +133,9 @@ if [ -z "$wm" ]; then
   [ -z "$wm" ] && for f in /usr/share/xsessions/*.desktop; do [ -f "$f" ] && { wm=$(basename "$f" .desktop); break; }; done
 fi
 vgl=""
-if [ -x "$opt/VirtualGL/bin/vglrun" ] && "$opt/VirtualGL/bin/eglinfo" -e >/dev/null 2>&1; then vgl=egl; fi
+# The node's VirtualGL, else the home install's.
+vglbin="$opt/VirtualGL/bin"; [ -x "$vglbin/vglrun" ] || [ -z "$UI" ] || vglbin="$UI/VirtualGL/bin"
+if [ -x "$vglbin/vglrun" ] && "$vglbin/eglinfo" -e >/dev/null 2>&1; then vgl=egl; fi
 # The GPU Slurm gave the job (--gres=gpu:N / --gpus: CUDA_VISIBLE_DEVICES, as nvidia-smi inside the
 # job numbers them): the desktop renders on the first, as a server's desktop does on the GPU chosen for
 # it (remote/gpuChoice.ts): VirtualGL's EGL device on its PCI address, DRI_PRIME for Mesa's Vulkan
@@ -164,6 +173,8 @@ while :; do
   while taken "$n"; do n=$((n+1)); done
   # The same vncserver arguments as a server's desktop (remote/turboVncArgs.ts); -fg keeps Xvnc under the job.
 ${TURBOVNC_ARGS.trim().replace(/^/gm, '  ')}
+  # Xvnc's XKB data and xkbcomp from the home install's deps/ where the node lacks them.
+${XKB_ARGS_SH.trim().replace(/^/gm, '  ')}
   set -- "$@" -fg
   "$vnc/vncserver" "$@" >"$dir/vnc.log" 2>&1 </dev/null &
   pid=$!

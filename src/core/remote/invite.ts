@@ -2,6 +2,7 @@ import { GpuDeskError } from '../errors';
 import type { SshSession } from '../ssh/types';
 import { displayToPort } from '../tunnels/forwardSpec';
 import { shScript } from './shellQuote';
+import { TURBOVNC_BIN_SH, USER_INSTALL_SH } from './userInstall';
 import { listSessions, type SessionOptions } from './vncSessions';
 import type { VncSessionInfo } from './types';
 
@@ -54,7 +55,7 @@ export function inviteRefusal(sessions: readonly VncSessionInfo[], display: numb
 export async function viewOnlyInvite(session: SshSession, display: number, server: { host: string; port?: number }, opts: SessionOptions & { listing?: readonly VncSessionInfo[] } = {}): Promise<ViewOnlyInvite> {
   const refused = inviteRefusal(opts.listing ?? (await listSessions(session, opts)), display);
   if (refused) throw refused;
-  const r = await session.exec(shScript('exec "$1/TurboVNC/bin/vncpasswd" -o -v -display ":$2" 2>&1', [opts.optRoot ?? '/opt', String(display)]), { timeoutMs: 30_000 });
+  const r = await session.exec(shScript(`O="$1"\n${USER_INSTALL_SH}${TURBOVNC_BIN_SH}exec "$T/vncpasswd" -o -v -display ":$2" 2>&1`, [opts.optRoot ?? '/opt', String(display)]), { timeoutMs: 30_000 });
   const password = parseViewOnlyOtp(r.stdout + r.stderr);
   if (r.code !== 0 || !password) {
     throw new GpuDeskError('VNC_SESSION_FAILED', `No view-only password for :${display}: ${(r.stdout + r.stderr).trim().split('\n')[0] ?? ''}`, 'Check that the session is a running TurboVNC session of this account');
