@@ -12,6 +12,7 @@ import { useTranslation } from 'react-i18next';
 import { FilesPanel } from '../files/FilesPanel';
 import { ForwardsPanel } from '../forwards/ForwardsPanel';
 import { InstallKeyDialog } from '../keys/InstallKeyDialog';
+import { keepReport, lastReport } from './lastReports';
 
 type Tab = 'overview' | 'gpus' | 'sessions' | 'setup' | 'forwards' | 'files';
 
@@ -23,7 +24,11 @@ export function ServerPage({ connectionId, connection: conn, profile }: { connec
   const errorLine = useErrorLine();
   const fmt = useFormat();
   const [tab, setTab] = useState<Tab>('sessions');
-  const [report, setReport] = useState<ServerReportView | null>(null);
+  const [kept, setKept] = useState(() => lastReport(connectionId));
+  const report: ServerReportView | null = kept?.report ?? null;
+  // Re-renders the "checked … ago" label as time passes.
+  const [, setTick] = useState(0);
+  useEffect(() => { const i = setInterval(() => setTick((n) => n + 1), 30_000); return () => clearInterval(i); }, []);
   const [probing, setProbing] = useState(false);
   const [probeError, setProbeError] = useState<string | null>(null);
   const { t: tFiles } = useTranslation('files');
@@ -39,7 +44,7 @@ export function ServerPage({ connectionId, connection: conn, profile }: { connec
     setProbing(true);
     setProbeError(null);
     try {
-      setReport(await api.invoke('server.probe', { connectionId }));
+      setKept(keepReport(connectionId, await api.invoke('server.probe', { connectionId })));
     } catch (e) {
       setProbeError(errorLine(e));
     } finally {
@@ -66,6 +71,7 @@ export function ServerPage({ connectionId, connection: conn, profile }: { connec
             {conn?.label} · {tr(`state.${conn?.state === 'ready' ? 'connected' : conn?.state ?? 'closed'}`)}
             {conn?.rttMs != null ? tr('rtt', { rtt: fmt.ms(conn.rttMs) }) : ''}
             {report ? ` · ${report.os.prettyName} (${report.os.arch})` : ''}
+            {kept && <span data-testid="report-age"> · {probing ? tr('refreshing', { ago: fmt.relative(kept.at) }) : tr('checkedAgo', { ago: fmt.relative(kept.at) })}</span>}
           </p>
         </div>
         <div className="actions">

@@ -11,6 +11,8 @@ export default {
   rtt: ' · SSH round trip {{rtt}}',
   login: 'SSH login took {{total}}: key exchange {{handshake}}, authentication {{auth}}',
   installKey: 'Sign in with a key…',
+  checkedAgo: 'checked {{ago}}',
+  refreshing: 'checked {{ago}}, checking again…',
   probeAgain: 'Probe again',
   probing: 'Probing…',
   disconnect: 'Disconnect',

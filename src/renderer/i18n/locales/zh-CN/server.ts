@@ -13,6 +13,8 @@ const zhCN: Catalogue<typeof en> = {
   rtt: ' · SSH 往返 {{rtt}}',
   login: 'SSH 登录耗时 {{total}}：密钥交换 {{handshake}}，身份验证 {{auth}}',
   installKey: '改用密钥登录…',
+  checkedAgo: '检测于{{ago}}',
+  refreshing: '检测于{{ago}}，正在重新检测…',
   probeAgain: '重新检测',
   probing: '正在检测…',
   disconnect: '断开',
