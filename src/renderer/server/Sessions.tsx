@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Profile, ServerReportView, VncSessionView } from '../../shared/models';
 import { leastBusyGpu } from '../../shared/gpuPick';
 import { useGo } from '../app/navigation';
@@ -29,11 +29,19 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
   const [killing, setKilling] = useState<VncSessionView | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [started, setStarted] = useState<VncSessionView | null>(null);
+  // The window manager the last Start asked for ('' = the server's default, Openbox on most).
+  const [startedWm, setStartedWm] = useState('');
+  // Only the newest list counts: one asked before a desktop came up (or went) and answered after
+  // would show a stale "No VNC desktop is running".
+  const listSeq = useRef(0);
   const [running, setRunning] = useState<number | null>(null);
 
   const reload = useCallback(async () => {
     try {
-      setSessions(await api.invoke('sessions.list', { connectionId }));
+      const seq = ++listSeq.current;
+      const list = await api.invoke('sessions.list', { connectionId });
+      if (seq !== listSeq.current) return;
+      setSessions(list);
       setError(null);
     } catch (e) {
       setError(errorLine(e));
@@ -93,6 +101,7 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
         <p className="banner ok" role="status" data-testid="started-display" data-display={started.display}>
           {t('sessions.started', { display: started.display })} <button className="link" onClick={() => view(started.display)}>{t('sessions.viewNow')}</button>
         </p>
+          {(startedWm === '' || /openbox/i.test(startedWm)) && <span className="muted" data-testid="wm-hint"> {t('sessions.openboxHint')}</span>}
       )}
       <h2>{t('sessions.title')}</h2>
       {sessions === null && !error && <p role="status" className="progress">{t('sessions.listing')}</p>}

@@ -87,6 +87,7 @@ export default {
   },
   sessions: {
     started: 'Desktop :{{display}} started (listening on localhost only).',
+    openboxHint: 'A black desktop is normal with Openbox: right-click it for a menu (terminal, applications).',
     viewNow: 'View it now',
     title: 'Desktops on this server',
     listing: 'Listing VNC sessions…',

@@ -89,6 +89,7 @@ const zhCN: Catalogue<typeof en> = {
   },
   sessions: {
     started: '桌面 :{{display}} 已启动（只在 localhost 上监听）。',
+    openboxHint: '使用 Openbox 时桌面起初是黑的：在桌面上单击右键可打开菜单（终端、应用程序）。',
     viewNow: '立即查看',
     title: '这台服务器上的桌面',
     listing: '正在列出 VNC 会话…',
