@@ -1,16 +1,7 @@
 import { SECTION_HELPERS, SESSION_SECTIONS_SCRIPT } from './sessionTable';
 import { shScript } from './shellQuote';
 import { TURBOVNC_BIN_SH, USER_INSTALL_DIR, USER_INSTALL_SH } from './userInstall';
-
-/**
- * The whole probe as ONE remote POSIX sh script: a single SSH round trip instead of dozens, no root,
- * every slow tool under a timeout. Output is split into "@@GD:<name>" sections for the pure parsers.
- *
- * $1 is the root of the /opt-style install prefix (normally /opt): VirtualGL and TurboVNC live in
- * $1/VirtualGL/bin and $1/TurboVNC/bin. It is passed as an argument, quoted by shellQuote.
- */
-export const NVIDIA_SMI_QUERY =
-  '--query-gpu=index,name,uuid,memory.total,memory.used,utilization.gpu,driver_version,pci.bus_id';
+import { NVIDIA_SMI_QUERY } from './gpuFigures';
 
 export const WINDOW_MANAGER_COMMANDS = [
   'xfce4-session', 'startxfce4', 'mate-session', 'gnome-session', 'startplasma-x11', 'startkde',
@@ -279,6 +270,13 @@ export function buildVideoProbeCommand(): string {
   return shScript(VIDEO_ONLY_SCRIPT);
 }
 
+/**
+ * The whole probe as ONE remote POSIX sh script: a single SSH round trip instead of dozens, no root,
+ * every slow tool under a timeout. Output is split into "@@GD:<name>" sections for the pure parsers.
+ *
+ * $1 is the root of the /opt-style install prefix (normally /opt): VirtualGL and TurboVNC live in
+ * $1/VirtualGL/bin and $1/TurboVNC/bin. It is passed as an argument, quoted by shellQuote.
+ */
 export function buildProbeCommand(optRoot = '/opt'): string {
   return shScript(SCRIPT, [optRoot]);
 }
