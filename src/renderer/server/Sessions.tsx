@@ -73,6 +73,7 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
     try {
       const s = await api.invoke('sessions.start', { connectionId, ...(geometry ? { geometry } : {}), ...(wm ? { windowManager: wm } : {}), ...(transport ? { transport } : {}), ...(gpuChoice !== '' ? { gpu: Number(gpuChoice) } : {}) });
       setStarted(s);
+      setStartedWm(wm);
       await reload();
       setSessions((xs) => (xs && !xs.some((x) => x.display === s.display) ? [...xs, s] : xs));
     } catch (err) {
@@ -100,8 +101,8 @@ export function Sessions({ connectionId, profile, report }: { connectionId: stri
       {started && (
         <p className="banner ok" role="status" data-testid="started-display" data-display={started.display}>
           {t('sessions.started', { display: started.display })} <button className="link" onClick={() => view(started.display)}>{t('sessions.viewNow')}</button>
-        </p>
           {(startedWm === '' || /openbox/i.test(startedWm)) && <span className="muted" data-testid="wm-hint"> {t('sessions.openboxHint')}</span>}
+        </p>
       )}
       <h2>{t('sessions.title')}</h2>
       {sessions === null && !error && <p role="status" className="progress">{t('sessions.listing')}</p>}
