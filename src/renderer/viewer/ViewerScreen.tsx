@@ -22,6 +22,7 @@ import { sessionPlayers } from './video/videoPlayer';
 import { fromServerClipboard } from './serverClipboard';
 import { useClipboardSync } from './useClipboardSync';
 import { InviteDialog } from './InviteDialog';
+import { useShareable } from './useShareable';
 import { FORWARD_REFUSED_CLOSE } from '../../shared/viewerClose';
 import { LOSSLESS_SHORTCUT, useLosslessShortcut } from './losslessShortcut';
 import { useScreensChoice } from './ScreensChoice';
@@ -143,6 +144,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const grab = useKeyboardGrab(prefs.grabInFullScreen, pointer);
   useFullScreenCaptureRelease();
   const display = fixedDisplay ?? jobRoute?.display ?? null;
+  const shareable = useShareable(api, connectionId, display, turbo && !job);
 
   useEffect(() => {
     void h264Available().then(setH264);
@@ -338,7 +340,9 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         <button aria-pressed={panel === 'keys'} onClick={() => setPanel(panel === 'keys' ? null : 'keys')} aria-haspopup="menu">{t('sendKeys')}</button>
         <button onClick={() => session.current?.ctrlAltDel()}>Ctrl+Alt+Del</button>
         <button onClick={() => session.current?.losslessRefresh()} aria-keyshortcuts={LOSSLESS_SHORTCUT.aria} title={t('lossless.title', { keys: LOSSLESS_SHORTCUT.label })} data-testid="lossless-refresh">{t('lossless.button')} <kbd>{LOSSLESS_SHORTCUT.label}</kbd></button>
-        {turbo && !job && display !== null && <button onClick={() => setInviting(true)} data-testid="invite-open">{t('invite.button')}</button>}
+        {turbo && !job && display !== null && (shareable === false
+          ? <><button disabled title={t('invite.notShareable')} aria-describedby="invite-why" data-testid="invite-open">{t('invite.button')}</button><span id="invite-why" className="muted small" data-testid="invite-why">{t('invite.notShareableShort')}</span></>
+          : <button onClick={() => setInviting(true)} data-testid="invite-open">{t('invite.button')}</button>)}
         <button aria-pressed={panel === 'clipboard'} onClick={() => setPanel(panel === 'clipboard' ? null : 'clipboard')}>{t('clipboard')}</button>
         <label className="check"><input type="checkbox" checked={prefs.viewOnly} onChange={(e) => update({ ...prefs, viewOnly: e.target.checked })} /> {t('viewOnly')}</label>
         <label className="check"><input type="checkbox" checked={prefs.showHud} onChange={(e) => update({ ...prefs, showHud: e.target.checked })} data-testid="toggle-hud" /> {t('figures')}</label>

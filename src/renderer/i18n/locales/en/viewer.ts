@@ -51,6 +51,8 @@ export default {
     title: 'Send the whole screen again without JPEG, exactly as the server has it ({{keys}})',
   },
   invite: {
+    notShareable: 'This desktop listens only on your account’s private Unix socket, which another login cannot reach. To share one, start a desktop with “Listens on” set to the TCP port on the server’s localhost.',
+    notShareableShort: 'Not shareable: on a private Unix socket (start one on TCP to share).',
     button: 'Invite to watch…',
     title: 'Invite someone to watch display :{{display}}',
     text: 'A colleague with their own SSH login to this server can watch this desktop without controlling it. gpu-desk makes a view-only one-time password on the server (TurboVNC’s vncpasswd -o -v); their keys, pointer and clipboard are ignored by the server.',

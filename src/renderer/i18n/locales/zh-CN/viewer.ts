@@ -53,6 +53,8 @@ const zhCN: Catalogue<typeof en> = {
     title: '不用 JPEG 重新发送整个屏幕，与服务器上完全一致（{{keys}}）',
   },
   invite: {
+    notShareable: '此桌面只在你账户私有的 Unix 套接字上监听，其他登录无法访问。如需共享，请在启动桌面时将“监听于”设为服务器 localhost 上的 TCP 端口。',
+    notShareableShort: '无法共享：位于私有 Unix 套接字上（如需共享，请以 TCP 方式启动）。',
     button: '邀请观看…',
     title: '邀请他人观看 X 显示 :{{display}}',
     text: '在这台服务器上有自己 SSH 账号的同事可以观看此桌面，但无法操作。gpu-desk 会在服务器上生成一个只读的一次性密码（TurboVNC 的 vncpasswd -o -v）；服务器会忽略对方的键盘、鼠标和剪贴板。',
