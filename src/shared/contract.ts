@@ -105,6 +105,8 @@ const setupOptions = z.strictObject({
   packagesFrom: z.string().max(500).regex(/^https?:\/\/[^\s'"`\\]+$/, 'package mirror: an http(s) URL').optional(),
   allowUnverified: z.boolean().optional(),
   windowManager: z.enum(['xfce', 'openbox']).optional(),
+  /** true: install into the home with no root; false: the system plan; left out: by itself where the account has no sudo. */
+  userInstall: z.boolean().optional(),
 });
 
 /** Phantom marker carrying a method's output type (never called at run time). */

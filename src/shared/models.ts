@@ -273,6 +273,8 @@ export interface SetupPlanView {
   noteTexts?: TextKey[];
   /** Present when the plan installs into the account's home, with no root (src/core/remote/userInstall.ts). */
   userInstall?: UserInstallSummaryView;
+  /** true: the server cannot reach GitHub, so the desk downloads TurboVNC and VirtualGL and uploads them over SSH before the steps. */
+  carried?: boolean;
 }
 
 export interface UserInstallSummaryView {
@@ -293,6 +295,8 @@ export interface SetupProgress {
   /** New output since the last event (never the sudo password). */
   output?: string;
   message?: string;
+  /** A package the desk uploads for this step (issue 42's carried packages): bytes acknowledged so far of total. */
+  transfer?: { bytes: number; total: number };
 }
 
 export interface SetupStepResultView {

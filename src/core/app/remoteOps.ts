@@ -1,8 +1,11 @@
+import type { SFTPWrapper } from 'ssh2';
 import type { SshSession } from '../ssh/types';
 import { queryGpus } from '../remote/gpuFigures';
-import { applyPlan } from '../remote/planRunner';
+import { applyPlan, checkPlan } from '../remote/planRunner';
 import { probeServer, remoteOptRootFrom } from '../remote/probe';
 import { buildSetupPlan } from '../remote/setupPlan';
+import { userInstallPackages, wantsUserInstall } from '../remote/userInstall';
+import { carryUserPackages, type CarryTransfer } from '../remote/userInstallCarry';
 import { displayEndpoint, killSession, listSessions, newOneTimePassword, startSession, type SessionEndpoint } from '../remote/vncSessions';
 import type { ApplyResult, PlanProgress, ServerReport, SetupPlan, StartedSession, VncSessionInfo, GpuInfo } from '../remote/types';
 
@@ -12,9 +15,19 @@ export interface SetupOptions {
   allowUnverified?: boolean;
   /** Desktop to install when the server has none. */
   windowManager?: 'xfce' | 'openbox';
-  /** Install into the account's home with no root (src/core/remote/userInstall.ts); see wantsUserInstall for the CLI's automatic choice. */
+  /** Install into the account's home with no root (src/core/remote/userInstall.ts); undefined: chosen by itself where the account has no sudo (wantsUserInstall, as the CLI). */
   userInstall?: boolean;
 }
+
+/**
+ * A plan as the app keeps it between review and apply: where the server cannot reach GitHub (the probe's
+ * `reach`) and no mirror was given, `carry` holds what carryUserPackages needs, so apply brings the
+ * packages from the desk first, as `gpu-desk setup` does.
+ */
+export type AppSetupPlan = SetupPlan & { carry?: Pick<ServerReport, 'arch' | 'os'> & { allowUnverified: boolean } };
+
+/** A session that also opens SFTP (the app's SshConnection): the carried packages go over it. */
+export type SftpSession = SshSession & { sftp(): Promise<SFTPWrapper> };
 
 /**
  * What the app needs from src/core/remote (issue 3's probe, plan and sessions), as one seam so the
@@ -30,8 +43,8 @@ export interface RemoteOps {
   oneTimePassword(s: SshSession, display: number): Promise<string>;
   /** Where display :n is reached on the server: the session's Unix socket, else its TCP port. */
   endpoint(s: SshSession, display: number): Promise<SessionEndpoint>;
-  plan(s: SshSession, opts?: SetupOptions): Promise<SetupPlan>;
-  apply(s: SshSession, plan: SetupPlan, opts: { sudoPassword: string | null; onProgress(p: PlanProgress): void }): Promise<ApplyResult>;
+  plan(s: SshSession, opts?: SetupOptions): Promise<AppSetupPlan>;
+  apply(s: SftpSession, plan: AppSetupPlan, opts: { sudoPassword: string | null; onProgress(p: PlanProgress): void; onTransfer?(t: CarryTransfer): void }): Promise<ApplyResult>;
 }
 
 export interface RemoteOpsOptions {
@@ -51,7 +64,22 @@ export function remoteOps(opts: RemoteOpsOptions = {}): RemoteOps {
     killSession: (s, display) => killSession(s, display, { optRoot }),
     oneTimePassword: (s, display) => newOneTimePassword(s, display, { optRoot }),
     endpoint: (s, display) => displayEndpoint(s, display, { optRoot }),
-    plan: async (s, o) => buildSetupPlan(await probeServer(s, { optRoot }), { optRoot, ...o }),
-    apply: (s, plan, o) => applyPlan(s, plan, { sudoPassword: o.sudoPassword ?? undefined, onProgress: o.onProgress }),
+    plan: async (s, o = {}) => {
+      const report = await probeServer(s, { optRoot });
+      const userInstall = wantsUserInstall(report, o.userInstall);
+      const plan = buildSetupPlan(report, { optRoot, ...o, userInstall });
+      return userInstall && report.reach?.upstream === false && !o.packagesFrom ? { ...plan, carry: { arch: report.arch, os: report.os, allowUnverified: o.allowUnverified ?? false } } : plan;
+    },
+    apply: async (s, plan, o) => {
+      if (plan.carry) {
+        // Only the packages of steps still to do: a second apply uploads nothing the home already has.
+        const status = await checkPlan(s, plan);
+        const [tPkg, vPkg] = userInstallPackages(plan.carry);
+        const assets = plan.steps.filter((st) => status[st.id] === 'pending' && (st.id === 'user-turbovnc' || st.id === 'user-virtualgl'))
+          .map((st) => (st.id === 'user-turbovnc' ? tPkg.asset : vPkg.asset));
+        if (assets.length > 0) await carryUserPackages(s, plan.carry, { assets, allowUnverified: plan.carry.allowUnverified, onProgress: o.onProgress, onTransfer: o.onTransfer });
+      }
+      return applyPlan(s, plan, { sudoPassword: o.sudoPassword ?? undefined, onProgress: o.onProgress });
+    },
   };
 }

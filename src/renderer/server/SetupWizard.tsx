@@ -25,12 +25,16 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
   const [mirror, setMirror] = useState('');
   const [allowUnverified, setAllowUnverified] = useState(false);
   const [desktop, setDesktop] = useState<'xfce' | 'openbox'>('xfce');
+  // Unticked: core chooses (into the home where the account has no sudo); ticked: into the home where sudo exists too.
+  const [intoHome, setIntoHome] = useState(false);
+  const [transfers, setTransfers] = useState<Record<string, { bytes: number; total: number }>>({});
   // The same choices go with the review and the run: core makes the plan again from them.
-  const options = { windowManager: desktop, ...(mirror.trim() ? { packagesFrom: mirror.trim() } : {}), ...(allowUnverified ? { allowUnverified } : {}) };
+  const options = { windowManager: desktop, ...(mirror.trim() ? { packagesFrom: mirror.trim() } : {}), ...(allowUnverified ? { allowUnverified } : {}), ...(intoHome ? { userInstall: true } : {}) };
 
   useEvent('setup.progress', (p: SetupProgress) => {
     if (p.runId !== runId) return;
     setStatus((s) => ({ ...s, [p.stepId]: p.status }));
+    if (p.transfer) setTransfers((x) => ({ ...x, [p.stepId]: p.transfer! }));
     if (p.output || p.message) setLogs((l) => ({ ...l, [p.stepId]: ((l[p.stepId] ?? '') + (p.output ?? `${p.message}\n`)).slice(-20_000) }));
   });
 
@@ -53,6 +57,7 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
     setRunId(id);
     setStatus({});
     setLogs({});
+    setTransfers({});
     setPhase('running');
     try {
       const r = await api.invoke('setup.apply', { connectionId, runId: id, sudoPassword: password, planId: plan!.planId });
@@ -71,7 +76,7 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
   return (
     <div className="wizard" data-testid="setup-wizard">
       <ol className="wizard-steps" aria-label={t('stepsAria')}>
-        {(['review', 'sudo', 'running', 'result'] as const).map((p, i) => <li key={p} aria-current={phase === p ? 'step' : undefined}>{t('phaseItem', { n: i + 1, label: t(`phases.${p}`) })}</li>)}
+        {(['review', 'sudo', 'running', 'result'] as const).map((p, i) => <li key={p} aria-current={phase === p ? 'step' : undefined}>{t('phaseItem', { n: i + 1, label: t(`phases.${p === 'sudo' && plan && !needsRoot ? 'confirm' : p}`) })}</li>)}
       </ol>
       {error && <p className="banner error" role="alert">{error}</p>}
       {phase === 'idle' && (
@@ -90,6 +95,8 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
             </label>
             <p id="mirror-help" className="muted small"><Trans t={t} i18nKey="mirrorHelp" components={{ code: <code /> }} /></p>
             <label className="check"><input type="checkbox" checked={allowUnverified} onChange={(e) => setAllowUnverified(e.target.checked)} /> {t('unverified')}</label>
+            <label className="check"><input type="checkbox" data-testid="setup-user-install" checked={intoHome} onChange={(e) => setIntoHome(e.target.checked)} aria-describedby="user-install-help" /> {t('userInstall')}</label>
+            <p id="user-install-help" className="muted small">{t('userInstallHelp')}</p>
           </details>
           <button className="primary" data-testid="setup-make-plan" onClick={load}>{t('makePlan')}</button>
         </div>
@@ -110,17 +117,23 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
             ))}
           </ol>
           {planText.notes(plan).map((n) => <p key={n} className="muted">{n}</p>)}
+          {plan.carried && <p className="muted" data-testid="setup-carried">{t('carried')}</p>}
           <label className="check"><input type="checkbox" data-testid="setup-consent" checked={consent} onChange={(e) => setConsent(e.target.checked)} /> {t('consent')}</label>
           <div className="dialog-actions">
             <button onClick={() => setPhase('idle')}>{t('common:actions.back')}</button>
-            <button className="primary" data-testid="setup-continue" disabled={!consent} onClick={() => (needsRoot ? setPhase('sudo') : run(null))}>{t('common:actions.continue')}</button>
+            <button className="primary" data-testid="setup-continue" disabled={!consent} onClick={() => setPhase('sudo')}>{t('common:actions.continue')}</button>
           </div>
         </div>
       )}
       {phase === 'sudo' && (
-        <form className="form" onSubmit={(e) => { e.preventDefault(); void run(sudo || null); }}>
-          <p><Trans t={t} i18nKey="sudoText" components={{ code: <code /> }} /></p>
-          <label>{t('sudoPassword')}<input type="password" data-testid="setup-sudo-password" autoComplete="off" value={sudo} onChange={(e) => setSudo(e.target.value)} autoFocus /></label>
+        <form className="form" onSubmit={(e) => { e.preventDefault(); void run(needsRoot ? sudo || null : null); }}>
+          {/* A plan with no root step (the install into the home) asks for no password: the last look before it runs. */}
+          {needsRoot ? (
+            <>
+              <p><Trans t={t} i18nKey="sudoText" components={{ code: <code /> }} /></p>
+              <label>{t('sudoPassword')}<input type="password" data-testid="setup-sudo-password" autoComplete="off" value={sudo} onChange={(e) => setSudo(e.target.value)} autoFocus /></label>
+            </>
+          ) : <p>{t('noRootText')}</p>}
           <div className="dialog-actions">
             <button type="button" onClick={() => setPhase('review')}>{t('common:actions.back')}</button>
             <button type="submit" className="primary" data-testid="setup-apply">{t('applyPlan')}</button>
@@ -130,6 +143,10 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
       {(phase === 'running' || phase === 'result') && plan && (
         <div>
           {phase === 'running' && <p role="status" className="progress">{t('applying')}</p>}
+          {phase === 'running' && (
+            <progress className="plan-progress" data-testid="setup-progress" aria-label={t('progressAria')} max={plan.steps.length}
+              value={plan.steps.filter((s) => ['done', 'skipped', 'failed'].includes(status[s.id] ?? '')).length} />
+          )}
           <ol className="plan progress-list">
             {plan.steps.map((s) => {
               const st = (status[s.id] as SetupStepStatus | undefined) ?? result?.steps.find((x) => x.id === s.id)?.status ?? 'pending';
@@ -137,6 +154,12 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
               return (
                 <li key={s.id} className={`st-${st}`} data-testid={`step-${s.id}`}>
                   <h3><span className="step-status">{t(`status.${st === 'not-run' ? 'notRun' : st}`)}</span> {title}</h3>
+                  {transfers[s.id] && st === 'running' && (
+                    <p className="small" data-testid={`transfer-${s.id}`}>
+                      <progress max={transfers[s.id].total} value={transfers[s.id].bytes} aria-label={t('uploadAria', { step: title })} />{' '}
+                      {t('uploading', { done: (transfers[s.id].bytes / 1e6).toFixed(1), total: (transfers[s.id].total / 1e6).toFixed(1) })}
+                    </p>
+                  )}
                   {(logs[s.id] || result?.steps.find((x) => x.id === s.id)?.output) && <pre className="mono log" aria-label={t('outputOf', { step: title })}>{logs[s.id] || result?.steps.find((x) => x.id === s.id)?.output}</pre>}
                 </li>
               );

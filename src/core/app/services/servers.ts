@@ -1,10 +1,9 @@
 import { inviteToWatch } from '../invites';
 import { ShownOnce } from '../shownOnce';
-import type { SetupPlan } from '../../remote/types';
 import { registerSecret } from '../../errors';
 import type { Emit, HandlersOf, ParsedInput } from '../../../shared/contract';
 import type { DesktopEndpoints } from '../desktopEndpoints';
-import type { RemoteOps } from '../remoteOps';
+import type { AppSetupPlan, RemoteOps } from '../remoteOps';
 import { gpuView, planView, progressView, reportView, resultView, sessionView } from '../views';
 import type { LiveConnection } from './connections';
 
@@ -21,7 +20,7 @@ export interface ServersDeps {
 /** server.*, sessions.*, setup.*: the probe and GPU samples, VNC desktops, and the set-up plan. */
 export class Servers {
   /** Set-up plans shown to the window, by id (setup.apply runs only one of these). */
-  private readonly plans = new ShownOnce<SetupPlan>('set-up plan');
+  private readonly plans = new ShownOnce<AppSetupPlan>('set-up plan');
 
   constructor(private readonly deps: ServersDeps) {}
 
@@ -59,7 +58,7 @@ export class Servers {
       },
       'setup.plan': async ({ connectionId, options }) => {
         const plan = await this.deps.remote.plan(this.deps.ready(connectionId).conn, options);
-        return { ...planView(plan), planId: this.plans.keep(connectionId, plan) };
+        return { ...planView(plan), ...(plan.carry ? { carried: true } : {}), planId: this.plans.keep(connectionId, plan) };
       },
       'setup.apply': (i) => this.apply(i),
     };
@@ -79,6 +78,8 @@ export class Servers {
     const result = await this.deps.remote.apply(c.conn, plan, {
       sudoPassword,
       onProgress: (p) => this.deps.emit('setup.progress', progressView(runId, p)),
+      // Packages the desk carries (no route to GitHub from the server): the wizard's progress bar.
+      onTransfer: (t) => this.deps.emit('setup.progress', { runId, stepId: t.stepId, status: 'running', transfer: { bytes: t.bytes, total: t.total } }),
     });
     return resultView(result);
   }
