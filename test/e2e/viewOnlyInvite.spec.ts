@@ -52,7 +52,7 @@ test('Invite to watch…: a view-only one-time password lets a second viewer wat
   await page.getByRole('button', { name: 'Invite to watch…' }).click();
   const dlg = page.getByRole('dialog', { name: `Invite someone to watch display :${display}` });
   await dlg.getByRole('button', { name: 'Make a view-only password' }).click();
-  await expect(dlg.getByTestId('invite-command')).toHaveText(`gpu-desk tunnel LOGIN@127.0.0.1 -p ${env.bed.port} --display ${display}`);
+  await expect(dlg.getByTestId('invite-command')).toHaveText(`gpu-desk tunnel LOGIN@127.0.0.1 -p ${env.bed.port} --display ${display} --no-password`);
   await expect(dlg.getByTestId('invite-expiry')).toContainText('one connection only');
   const password = (await dlg.getByTestId('invite-password').textContent())!.trim();
   expect(password).toMatch(/^\S{8}$/);

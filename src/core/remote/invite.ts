@@ -31,7 +31,7 @@ export function parseViewOnlyOtp(text: string): string | null {
 export function inviteCommand(server: { host: string; port?: number }, display: number): string {
   const port = server.port && server.port !== 22 ? ` -p ${server.port}` : '';
   const host = server.host.includes(':') ? `[${server.host}]` : server.host;
-  return `gpu-desk tunnel LOGIN@${host}${port} --display ${display}`;
+  return `gpu-desk tunnel LOGIN@${host}${port} --display ${display} --no-password`;
 }
 
 /** Why display :n cannot be shared with another login (null: it can), from this account's session listing. */

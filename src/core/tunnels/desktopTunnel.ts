@@ -18,6 +18,11 @@ export interface DesktopTunnelOptions {
   loginOptions: ConnectOptions;
   /** Forward a display that is not one of this account's desktops (the person asked: `--any-listener`). */
   anyListener?: boolean;
+  /**
+   * Make no password (`--no-password`): the person already holds one, e.g. an invite's view-only
+   * one-time password, which a fresh TurboVNC one-time password would replace (Xvnc keeps one at a time).
+   */
+  noPassword?: boolean;
   /** The server's answers (the app's RemoteOps seam, or vncSessions with the CLI's install prefix). */
   remote: {
     endpoint(s: SshSession, display: number): Promise<SessionEndpoint>;
@@ -96,6 +101,7 @@ export async function desktopPassword(conn: SshConnection, display: number, o: D
 
 async function displayPassword(conn: SshConnection, display: number, at: SessionEndpoint, o: DesktopTunnelOptions): Promise<Pick<DesktopTunnel, 'password' | 'passwordKind' | 'passwordNote'>> {
   if (at.owner.kind !== 'mine') return { password: null, passwordKind: null, passwordNote: `not one of your desktops: ${ownerText(at.owner)} serves it` };
+  if (o.noPassword) return { password: null, passwordKind: null, passwordNote: 'none made (--no-password): give the viewer the password you were given' };
   if (at.flavor === 'turbovnc') {
     try {
       return { password: await o.remote.oneTimePassword(conn, display), passwordKind: 'otp', passwordNote: null };

@@ -20,9 +20,9 @@ describe('view-only invite (remote/invite.ts)', () => {
   });
 
   it('the colleague\'s command: their login (LOGIN) at this host, its SSH port when not 22, the display', () => {
-    expect(inviteCommand({ host: 'gpu1.lab', port: 22 }, 3)).toBe('gpu-desk tunnel LOGIN@gpu1.lab --display 3');
-    expect(inviteCommand({ host: '127.0.0.1', port: 2222 }, 12)).toBe('gpu-desk tunnel LOGIN@127.0.0.1 -p 2222 --display 12');
-    expect(inviteCommand({ host: '::1' }, 1)).toBe('gpu-desk tunnel LOGIN@[::1] --display 1');
+    expect(inviteCommand({ host: 'gpu1.lab', port: 22 }, 3)).toBe('gpu-desk tunnel LOGIN@gpu1.lab --display 3 --no-password');
+    expect(inviteCommand({ host: '127.0.0.1', port: 2222 }, 12)).toBe('gpu-desk tunnel LOGIN@127.0.0.1 -p 2222 --display 12 --no-password');
+    expect(inviteCommand({ host: '::1' }, 1)).toBe('gpu-desk tunnel LOGIN@[::1] --display 1 --no-password');
   });
 
   it('only a TurboVNC desktop of this account on TCP can be shared (another login cannot open a 0600 socket)', () => {
@@ -36,7 +36,7 @@ describe('view-only invite (remote/invite.ts)', () => {
   it('asks the display\'s own vncpasswd for a view-only OTP and returns it with the command and expiry', async () => {
     const s = fakeSession('View-only one-time password: Ab3dEf7h\n');
     const inv = await viewOnlyInvite(s, 3, { host: 'gpu1.lab', port: 22 }, { listing: [tcp] });
-    expect(inv).toEqual({ display: 3, password: 'Ab3dEf7h', command: 'gpu-desk tunnel LOGIN@gpu1.lab --display 3', expiry: 'one-connection' });
+    expect(inv).toEqual({ display: 3, password: 'Ab3dEf7h', command: 'gpu-desk tunnel LOGIN@gpu1.lab --display 3 --no-password', expiry: 'one-connection' });
     expect(s.ran).toHaveLength(1);
     expect(s.ran[0]).toContain('vncpasswd" -o -v -display ":$2"');
     expect(s.ran[0]).toMatch(/ \/opt 3$/);

@@ -36,6 +36,8 @@ const help = [
   '  --local-port P           local port (default 5900+N when free, else any free port)',
   '  --any-listener           forward display N even when it is not one of your desktops (another',
   '                           account\'s listener there would see your keystrokes): prints whose it is',
+  '  --no-password            make no one-time password: you hold one already (an invite\'s view-only',
+  '                           password, which a new one would replace: TurboVNC keeps one at a time)',
   '  -L [127.0.0.1:]L:H:R     extra forward, e.g. -L 8888:localhost:8888 for Jupyter (repeatable)',
   '  --json                   one JSON object per line on stdout (listening, reconnecting, ready, closed,',
   '                           open-failed); "listening" carries the viewer\'s password',
@@ -58,6 +60,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     job: { type: 'string' },
     'local-port': { type: 'string' },
     'any-listener': { type: 'boolean' },
+    'no-password': { type: 'boolean' },
     L: { type: 'string', short: 'L', multiple: true },
     json: { type: 'boolean' },
   });
@@ -117,7 +120,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     const jobId = values.job !== undefined ? String(values.job) : pickJob ? (await runningDesktopJob(conn, destination)).jobId : undefined;
     if (jobId !== undefined || display !== undefined) {
       desk = await openDesktopTunnel(conn, tm, jobId !== undefined ? { jobId } : { display: display! }, {
-        localPort, destination, loginOptions: opts, anyListener: !!values['any-listener'],
+        localPort, destination, loginOptions: opts, anyListener: !!values['any-listener'], noPassword: !!values['no-password'],
         remote: { endpoint: (s, d) => displayEndpoint(s, d, { optRoot }), oneTimePassword: (s, d) => newOneTimePassword(s, d, { optRoot }) },
       });
       ({ link, tunnels: tm, info: main } = desk);
