@@ -53,6 +53,7 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
     'profiles.importSshConfig': { aliases: ['gpu1'] },
     'profiles.exportFile': {},
     'profiles.importFile': { replace: false },
+    'profiles.chooseKeyFile': {},
     'keys.list': {},
     'keys.generate': { name: 'laptop' },
     'keys.importFile': { name: 'laptop' },
