@@ -49,6 +49,9 @@ function distroBytes(server: FreshServer, out: string): { packages: number; byte
   const names = [...byStep.values()].flatMap((t) => /from the distribution: ([\s\S]*?)(?:\n\S*\s*unpacked into|$)/.exec(t)?.[1]?.split(/\s+/) ?? [])
     .filter((n) => /^[a-z0-9][a-z0-9+.-]*$/.test(n));
   if (names.length === 0) return { packages: 0, bytes: 0 };
+  // Carried by the desk (path B): the apt lists name file:// sources the system's apt-cache does not read; the carry says each .deb's size.
+  const carried = [...out.matchAll(/\.deb: ([\d.]+) MB, SHA-256 matches the server's signed index/g)].map((m) => Number(m[1]) * 1e6);
+  if (carried.length > 0) return { packages: names.length, bytes: carried.reduce((a, b) => a + b, 0) };
   const lists = `${server.home}/.local/share/gpu-desk/.apt/lists`;
   const r = server.rootSh(`apt-cache -o Dir::State::Lists=${lists} show --no-all-versions ${names.join(' ')} 2>/dev/null | sed -n 's/^Size: //p'`, { allowFail: true });
   return { packages: names.length, bytes: r.out.split('\n').filter(Boolean).reduce((a, b) => a + Number(b), 0) };

@@ -212,9 +212,15 @@ function hookSignals(): void {
   }
 }
 
-function chrootSh(root: string, script: string, opts: { input?: string; allowFail?: boolean } = {}): { code: number; out: string } {
+/**
+ * A shell in the tree. With `netns` (an isolated server) it runs in the server's network namespace: an
+ * X client started here must reach the desktop's Xvnc there, not an abstract socket of the same display
+ * number that another X server on this machine holds (abstract sockets are per network namespace).
+ */
+function chrootSh(root: string, script: string, opts: { input?: string; allowFail?: boolean; netns?: string | null } = {}): { code: number; out: string } {
   try {
-    const out = execFileSync('chroot', [root, '/bin/sh', '-c', script], {
+    const argv = ['chroot', root, '/bin/sh', '-c', script];
+    const out = execFileSync(opts.netns ? 'ip' : argv[0], opts.netns ? ['netns', 'exec', opts.netns, ...argv] : argv.slice(1), {
       input: opts.input ?? '',
       encoding: 'utf8',
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -489,7 +495,7 @@ export async function startFreshServer(opts: FreshServerOptions = {}): Promise<F
     userKeyPath,
     knownHostsLine: port === 22 ? `${host} ${pub}` : `[${host}]:${port} ${pub}`,
     hostKeyFingerprint: fingerprintOfPublicKeyLine(pub),
-    rootSh: (script, o) => chrootSh(root, script, o),
+    rootSh: (script, o) => chrootSh(root, script, { ...o, netns: isolated?.name }),
     killInside: (names) => {
       let n = 0;
       for (const pid of processesIn(root)) {
@@ -510,7 +516,7 @@ export async function startFreshServer(opts: FreshServerOptions = {}): Promise<F
       }
       return null;
     },
-    runAs: (env, script, o) => chrootSh(root, `runuser -u ${user} -- env -i ${env.map(shellQuote).join(' ')} /bin/sh -c ${shellQuote(script)}`, o),
+    runAs: (env, script, o) => chrootSh(root, `runuser -u ${user} -- env -i ${env.map(shellQuote).join(' ')} /bin/sh -c ${shellQuote(script)}`, { ...o, netns: isolated?.name }),
     listing: () => listRoot(root, home),
     stop: async () => teardown(),
   };

@@ -205,7 +205,9 @@ export async function desktop3d(server: FreshServer, desk: DeskCli, opts: { geom
     const pid = Number(server.runAs([...env, 'VGL_VERBOSE=1'], `vglrun -d egl glxspheres64 -i -w 500x400 > ${log} 2>&1 & echo $!`).out.trim());
     cleanups.push(() => { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } });
     const readLog = (p: string) => { try { return fs.readFileSync(path.join(server.root, p), 'utf8'); } catch { return ''; } };
-    await waitUntil('glxspheres64 to say which renderer it uses', () => /OpenGL Renderer: /.test(readLog(log)), waitMs);
+    // Where it never does, its own output says why (a missing library, no EGL device).
+    await waitUntil('glxspheres64 to say which renderer it uses', () => /OpenGL Renderer: /.test(readLog(log)), waitMs)
+      .catch((e: Error) => { throw new Error(`${e.message}; its output:\n${readLog(log).split('\n').slice(-15).join('\n')}`); });
     const fakerMapped = fs.readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n').map((l) => l.split(/\s+/)[5] ?? '').filter((f) => /libvglfaker/.test(f)).map((f) => f.replace(server.root, ''));
     await waitUntil('the spheres on the server\'s screen', async () => differingPixels(await shot(), bare) > 0, waitMs);
     const spheresUnlike = await viewerMatchesServer(viewer, shot, full, waitMs);

@@ -53,6 +53,20 @@ export const XKB_ARGS_SH = `[ -n "\${GPU_DESK_XKBDIR:-}" ] && set -- "$@" -xkbdi
 [ -n "\${GPU_DESK_XKBCOMPDIR:-}" ] && set -- "$@" -xkbcompdir "$GPU_DESK_XKBCOMPDIR"
 `;
 
+/** Where the desk puts the distribution's lists and packages it carried (userDepsCarry.ts), under USER_INSTALL_DIR. */
+export const CARRIED_MIRROR_DIR = '.incoming/mirror';
+
+/**
+ * After B (the base): apt as the user, with its own lists and cache, its options in "$@". Where the desk
+ * carried a mirror (M, its sources.list there), apt reads those file:// sources instead of the server's
+ * own, with the same Signed-By: it checks the carried InRelease and every .deb exactly as for the mirror.
+ */
+export const APT_USER_SH = [
+  'A="$B/.apt"; mkdir -p "$A/lists/partial" "$A/archives/partial" || exit 1',
+  'set -- -q -o Dir::State::Lists="$A/lists" -o Dir::Cache="$A" -o Dir::Cache::archives="$A/archives" -o Debug::NoLocking=1',
+  `M="$B/${CARRIED_MIRROR_DIR}"; if [ -f "$M/sources.list" ]; then set -- "$@" -o Dir::Etc::SourceList="$M/sources.list" -o Dir::Etc::SourceParts="$M/sources.list.d" -o Acquire::Languages=none; else M=; fi`,
+].join('\n');
+
 export interface UserInstallOptions {
   virtualglVersion?: string;
   turbovncVersion?: string;
@@ -203,10 +217,9 @@ function distPackagesStep(family: 'deb' | 'rpm', pkgs: string[], dir: string, po
     ? [
       // apt with its own lists and cache (the system's sources and keys): Release files are checked against
       // the distribution's signing keys and every .deb against the hashes they list, exactly as for root.
-      'A="$B/.apt"; mkdir -p "$A/lists/partial" "$A/archives/partial" || exit 1',
-      'set -- -q -o Dir::State::Lists="$A/lists" -o Dir::Cache="$A" -o Dir::Cache::archives="$A/archives" -o Debug::NoLocking=1',
+      APT_USER_SH,
       'apt-get "$@" update >"$t/log" 2>&1; rc=$?',
-      'if [ $rc != 0 ] || grep -qE "^(W|E): (Failed to fetch|Some index files failed)" "$t/log"; then grep -E "^(W|E):" "$t/log" | tail -n 3 >&2; say "the distribution\'s mirror cannot be reached from this server (apt-get update failed): nothing was installed; check the server\'s network or proxy, then run the plan again"; exit 1; fi',
+      'if [ $rc != 0 ] || grep -qE "^(W|E): (Failed to fetch|Some index files failed)" "$t/log"; then grep -E "^(W|E):" "$t/log" | tail -n 3 >&2; if [ -n "$M" ]; then say "apt refused the package lists the desk carried (signature or hashes): nothing was installed; run the plan again with --carry-packages"; else say "the distribution\'s mirror cannot be reached from this server (apt-get update failed): nothing was installed; check the server\'s network or proxy, or let the desk carry the packages (gpu-desk setup --user-install --apply --carry-packages), then run the plan again"; fi; exit 1; fi',
       `need=$(apt-get "$@" -s install --no-install-recommends ${list} 2>"$t/err" | sed -n 's/^Inst \\([^ ]*\\) .*/\\1/p')`,
       'lack=$(sed -n "s/^E: Unable to locate package \\(.*\\)/\\1/p; s/^E: Package \'\\(.*\\)\' has no installation candidate/\\1/p" "$t/err" | head -n 1)',
       '[ -z "$lack" ] || { say "the distribution\'s mirror has no package $lack: nothing was installed; ask the administrator to enable the repository that holds it (or install it), then run the plan again"; exit 1; }',
@@ -245,12 +258,14 @@ export function envScript(triplet: string): string {
   return [
     '# Written by gpu-desk (user install). Sourced with GPU_DESK_UI set to this directory.',
     'U="${GPU_DESK_UI:?}"',
-    'PATH="$U/bin:$U/TurboVNC/bin:$U/VirtualGL/bin:$PATH:$U/deps/usr/bin:$U/wm/usr/bin"',
+    // Sourced more than once in a desktop (the session's start, then vglrun's wrapper, a nested shell):
+    // each list gets the install's entries once.
+    'case ":$PATH:" in *":$U/bin:"*) ;; *) PATH="$U/bin:$U/TurboVNC/bin:$U/VirtualGL/bin:$PATH:$U/deps/usr/bin:$U/wm/usr/bin" ;; esac',
     // The loader searches LD_LIBRARY_PATH first; deps/ and wm/ hold only what the system lacked, so
     // nothing the system has is shadowed.
-    `LD_LIBRARY_PATH="$U/VirtualGL/lib:${libs('$U/deps')}:${libs('$U/wm')}\${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"`,
-    'XDG_CONFIG_DIRS="${XDG_CONFIG_DIRS:-/etc/xdg}:$U/wm/etc/xdg"',
-    'XDG_DATA_DIRS="${XDG_DATA_DIRS:-/usr/local/share:/usr/share}:$U/wm/usr/share:$U/deps/usr/share"',
+    `case ":\${LD_LIBRARY_PATH:-}:" in *":$U/VirtualGL/lib:"*) ;; *) LD_LIBRARY_PATH="$U/VirtualGL/lib:${libs('$U/deps')}:${libs('$U/wm')}\${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;; esac`,
+    'case ":${XDG_CONFIG_DIRS:-}:" in *":$U/wm/etc/xdg:"*) ;; *) XDG_CONFIG_DIRS="${XDG_CONFIG_DIRS:-/etc/xdg}:$U/wm/etc/xdg" ;; esac',
+    'case ":${XDG_DATA_DIRS:-}:" in *":$U/deps/usr/share:"*) ;; *) XDG_DATA_DIRS="${XDG_DATA_DIRS:-/usr/local/share:/usr/share}:$U/wm/usr/share:$U/deps/usr/share" ;; esac',
     'GPU_DESK_XKBDIR=; [ -d "$U/deps/usr/share/X11/xkb" ] && GPU_DESK_XKBDIR="$U/deps/usr/share/X11/xkb"',
     'GPU_DESK_XKBCOMPDIR=; [ -x "$U/deps/usr/bin/xkbcomp" ] && GPU_DESK_XKBCOMPDIR="$U/deps/usr/bin"',
     'export PATH LD_LIBRARY_PATH XDG_CONFIG_DIRS XDG_DATA_DIRS GPU_DESK_UI GPU_DESK_XKBDIR GPU_DESK_XKBCOMPDIR',
@@ -362,6 +377,8 @@ export function buildUserInstallPlan(report: ServerReport, opts: UserInstallOpti
       `put ${shellQuote(VGLRUN_WRAPPER)} "$V/bin/vglrun" 755 || { echo "gpu-desk: cannot write $V/bin/vglrun (disk or quota full?); free space, then run the plan again" >&2; exit 1; }`,
       // The link is replaced in one rename: a session starting meanwhile sees the old install or the new one.
       `ln -sfn ${shellQuote(name)} "$B/.current.$$" && mv -fT "$B/.current.$$" "$B/current" || { rm -f "$B/.current.$$"; echo "gpu-desk: cannot switch $B/current" >&2; exit 1; }`,
+      // What the desk carried is not left lying about once installed.
+      `rm -rf -- "$B/${CARRIED_MIRROR_DIR}"`,
       'echo "desktops started by gpu-desk now use $V"',
     ].join('\n'),
     needsRoot: false,

@@ -5,6 +5,7 @@ import { checkMirrorUrl } from '../../remote/packageFetch';
 import { buildSetupPlan, formatPlan } from '../../remote/setupPlan';
 import { buildUserUninstallPlan, userInstallPackages, wantsUserInstall } from '../../remote/userInstall';
 import { carryUserPackages } from '../../remote/userInstallCarry';
+import { carryDistPackages, distCarrySteps, wantsDistCarry } from '../../remote/userDepsCarry';
 import fs from 'node:fs';
 import type { PlanProgress } from '../../remote/types';
 import { escapeServerText } from '../../serverText';
@@ -42,7 +43,10 @@ const help = [
   '  --system-install         the system-wide plan (sudo) even where your account seems to have no sudo',
   '  --uninstall              with --user-install: remove the install in your home (one step, nothing else)',
   '  --carry-packages         user install: this computer downloads TurboVNC and VirtualGL and uploads them',
-  '                           over SSH (chosen by itself when the server cannot reach github.com)',
+  '                           over SSH (chosen by itself when the server cannot reach github.com); and the',
+  '                           distribution\'s lists and packages from the server\'s own mirror, for apt on the',
+  '                           server to check (chosen by itself when the server cannot reach its mirror;',
+  '                           Debian/Ubuntu only, not RHEL yet)',
   '  --allow-unverified       install a package that has no SHA-256 to be checked against (the plan says',
   '                           so); without it such a step stops. A mismatch always stops the step',
   '  --sudo-password-stdin    read the sudo password from stdin instead of asking on the terminal',
@@ -108,6 +112,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
     });
     // The desk carries the packages where asked, or where the server cannot reach GitHub (and no mirror was given).
     const carry = userInstall && !values.uninstall && (carryFrom !== undefined || !!values['carry-packages'] || (report.reach?.upstream === false && !packagesFrom));
+    // And the distribution's packages where asked, or where the server cannot reach its mirror.
+    const carryDist = userInstall && !values.uninstall && wantsDistCarry(report, !!values['carry-packages']);
     const only = values.only ? String(values.only).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
     for (const id of only ?? []) {
       if (!plan.steps.some((s) => s.id === id)) {
@@ -120,6 +126,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       else {
         writeLine(io.stdout, formatPlan(plan, status).trimEnd());
         if (carry) writeLine(io.stdout, `Note: TurboVNC and VirtualGL come from ${carryFrom ?? 'this computer (it downloads them)'} and are uploaded over SSH, then checked again on the server.`);
+        if (carryDist) writeLine(io.stdout, 'Note: the distribution\'s package lists and packages come from this computer (it downloads them from the server\'s own mirror) and are uploaded over SSH; apt on the server checks their signatures and hashes.');
       }
       return 0;
     }
@@ -174,6 +181,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
       const assets = carried.map((s) => (s.id === 'user-turbovnc' ? tPkg.asset : vPkg.asset));
       await carryUserPackages(conn, report, { from: carryFrom, allowUnverified: !!values['allow-unverified'], assets, onProgress });
     }
+    const distSteps = distCarrySteps(todo.map((s) => s.id));
+    if (carryDist && distSteps.length > 0) await carryDistPackages(conn, report, { stepIds: distSteps, from: carryFrom, onProgress });
     const result = await applyPlan(conn, plan, {
       sudoPassword,
       passwordlessSudo: report.sudo === 'passwordless',
