@@ -57,8 +57,11 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   // password; then per-step progress. The bed account has no sudo rights, so the first step that
   // needs root stops the run with its output and nothing on the server changes.
   await page.getByRole('tab', { name: 'Set-up' }).click();
-  await page.getByRole('button', { name: 'Make the plan' }).click();
   const wizard = page.getByTestId('setup-wizard');
+  // The system-wide plan: for an account in no administrator's group gpu-desk would choose the install into the home.
+  await wizard.getByTestId('setup-options').locator('summary').click();
+  await wizard.getByLabel('Where to install').selectOption('system');
+  await page.getByRole('button', { name: 'Make the plan' }).click();
   await expect(wizard.getByRole('heading', { name: /VirtualGL/ }).first()).toBeVisible({ timeout: 30_000 });
   await expect(wizard.getByRole('button', { name: 'Continue' })).toBeDisabled();
   await env.shot(page, 'setup-plan-review');

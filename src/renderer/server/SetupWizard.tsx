@@ -25,11 +25,11 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
   const [mirror, setMirror] = useState('');
   const [allowUnverified, setAllowUnverified] = useState(false);
   const [desktop, setDesktop] = useState<'xfce' | 'openbox'>('xfce');
-  // Unticked: core chooses (into the home where the account has no sudo); ticked: into the home where sudo exists too.
-  const [intoHome, setIntoHome] = useState(false);
+  // auto: core chooses (into the home where the account has no sudo, as the CLI); home: there where sudo exists too; system: /opt with sudo.
+  const [where, setWhere] = useState<'auto' | 'home' | 'system'>('auto');
   const [transfers, setTransfers] = useState<Record<string, { bytes: number; total: number }>>({});
   // The same choices go with the review and the run: core makes the plan again from them.
-  const options = { windowManager: desktop, ...(mirror.trim() ? { packagesFrom: mirror.trim() } : {}), ...(allowUnverified ? { allowUnverified } : {}), ...(intoHome ? { userInstall: true } : {}) };
+  const options = { windowManager: desktop, ...(mirror.trim() ? { packagesFrom: mirror.trim() } : {}), ...(allowUnverified ? { allowUnverified } : {}), ...(where === 'auto' ? {} : { userInstall: where === 'home' }) };
 
   useEvent('setup.progress', (p: SetupProgress) => {
     if (p.runId !== runId) return;
@@ -95,7 +95,13 @@ export function SetupWizard({ connectionId, onFinished }: { connectionId: string
             </label>
             <p id="mirror-help" className="muted small"><Trans t={t} i18nKey="mirrorHelp" components={{ code: <code /> }} /></p>
             <label className="check"><input type="checkbox" checked={allowUnverified} onChange={(e) => setAllowUnverified(e.target.checked)} /> {t('unverified')}</label>
-            <label className="check"><input type="checkbox" data-testid="setup-user-install" checked={intoHome} onChange={(e) => setIntoHome(e.target.checked)} aria-describedby="user-install-help" /> {t('userInstall')}</label>
+            <label>{t('where')}
+              <select data-testid="setup-where" value={where} onChange={(e) => setWhere(e.target.value as 'auto' | 'home' | 'system')} aria-describedby="user-install-help">
+                <option value="auto">{t('whereAuto')}</option>
+                <option value="home">{t('userInstall')}</option>
+                <option value="system">{t('whereSystem')}</option>
+              </select>
+            </label>
             <p id="user-install-help" className="muted small">{t('userInstallHelp')}</p>
           </details>
           <button className="primary" data-testid="setup-make-plan" onClick={load}>{t('makePlan')}</button>
