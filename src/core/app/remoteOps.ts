@@ -6,6 +6,7 @@ import { probeServer, remoteOptRootFrom } from '../remote/probe';
 import { buildSetupPlan } from '../remote/setupPlan';
 import { userInstallPackages, wantsUserInstall } from '../remote/userInstall';
 import { carryUserPackages, type CarryTransfer } from '../remote/userInstallCarry';
+import { carryDistPackages, distCarrySteps, wantsDistCarry } from '../remote/userDepsCarry';
 import { displayEndpoint, killSession, listSessions, newOneTimePassword, startSession, type SessionEndpoint } from '../remote/vncSessions';
 import type { ApplyResult, PlanProgress, ServerReport, SetupPlan, StartedSession, VncSessionInfo, GpuInfo } from '../remote/types';
 
@@ -24,7 +25,11 @@ export interface SetupOptions {
  * `reach`) and no mirror was given, `carry` holds what carryUserPackages needs, so apply brings the
  * packages from the desk first, as `gpu-desk setup` does.
  */
-export type AppSetupPlan = SetupPlan & { carry?: Pick<ServerReport, 'arch' | 'os'> & { allowUnverified: boolean } };
+export type AppSetupPlan = SetupPlan & {
+  carry?: Pick<ServerReport, 'arch' | 'os'> & { allowUnverified: boolean };
+  /** Where the server cannot reach its distribution's mirror: the desk carries those packages too (userDepsCarry.ts). */
+  carryDist?: Pick<ServerReport, 'os'>;
+};
 
 /** A session that also opens SFTP (the app's SshConnection): the carried packages go over it. */
 export type SftpSession = SshSession & { sftp(): Promise<SFTPWrapper> };
@@ -68,7 +73,8 @@ export function remoteOps(opts: RemoteOpsOptions = {}): RemoteOps {
       const report = await probeServer(s, { optRoot });
       const userInstall = wantsUserInstall(report, o.userInstall);
       const plan = buildSetupPlan(report, { optRoot, ...o, userInstall });
-      return userInstall && report.reach?.upstream === false && !o.packagesFrom ? { ...plan, carry: { arch: report.arch, os: report.os, allowUnverified: o.allowUnverified ?? false } } : plan;
+      const withDist: AppSetupPlan = userInstall && wantsDistCarry(report, false) ? { ...plan, carryDist: { os: report.os } } : plan;
+      return userInstall && report.reach?.upstream === false && !o.packagesFrom ? { ...withDist, carry: { arch: report.arch, os: report.os, allowUnverified: o.allowUnverified ?? false } } : withDist;
     },
     apply: async (s, plan, o) => {
       if (plan.carry) {
@@ -78,6 +84,11 @@ export function remoteOps(opts: RemoteOpsOptions = {}): RemoteOps {
         const assets = plan.steps.filter((st) => status[st.id] === 'pending' && (st.id === 'user-turbovnc' || st.id === 'user-virtualgl'))
           .map((st) => (st.id === 'user-turbovnc' ? tPkg.asset : vPkg.asset));
         if (assets.length > 0) await carryUserPackages(s, plan.carry, { assets, allowUnverified: plan.carry.allowUnverified, onProgress: o.onProgress, onTransfer: o.onTransfer });
+      }
+      if (plan.carryDist) {
+        const status = await checkPlan(s, plan);
+        const steps = distCarrySteps(plan.steps.filter((st) => status[st.id] === 'pending').map((st) => st.id));
+        if (steps.length > 0) await carryDistPackages(s, plan.carryDist, { stepIds: steps, onProgress: o.onProgress });
       }
       return applyPlan(s, plan, { sudoPassword: o.sudoPassword ?? undefined, onProgress: o.onProgress });
     },

@@ -9,6 +9,7 @@ import type { SshSession } from '../ssh/types';
 import { shScript } from './shellQuote';
 import { USER_INSTALL_DIR, userInstallPackages, type UserInstallOptions } from './userInstall';
 import type { UpstreamPackage } from './packageFetch';
+import { uploadCutOff } from './userDepsCarry';
 import type { PlanProgress, ServerReport } from './types';
 
 /**
@@ -119,7 +120,7 @@ export async function carryUserPackages(
     const { data, want } = opts.from ? await fromDirectory(opts.from, pkg, allowUnverified) : await fromGithub(pkg, allowUnverified, opts.signal);
     const got = createHash('sha256').update(data).digest('hex');
     if (want && got !== want) {
-      throw new GpuDeskError('PLAN_STEP_FAILED', `SHA-256 mismatch for ${pkg.asset}: expected ${want}, the file has ${got}; nothing was uploaded`, opts.from ? `Replace ${path.join(opts.from, pkg.asset)} with an intact copy, then run the plan again` : 'Run the plan again; if it happens again, download the package by hand and give its directory with --packages-from DIR');
+      throw new GpuDeskError('PLAN_STEP_FAILED', `SHA-256 mismatch for ${pkg.asset}: expected ${want}, the file has ${got}; nothing was installed (nothing was uploaded)`, opts.from ? `Replace ${path.join(opts.from, pkg.asset)} with an intact copy, then run the plan again` : 'Run the plan again; if it happens again, download the package by hand and give its directory with --packages-from DIR');
     }
     say(want ? `${pkg.asset}: SHA-256 ${got} checked; uploading ${(data.length / 1e6).toFixed(1)} MB over SSH` : `${pkg.asset}: nothing to check it against (unverified, as the plan allowed); uploading`);
     let shown = 0;
@@ -147,7 +148,7 @@ export async function carryUserPackages(
       // The sum goes last: a package without one is never unpacked (the step deletes it and asks for it again).
       await uploadToFolder(sftp, { folder, name: `${pkg.asset}.sha256`, overwrite: true, source: (async function* () { yield Buffer.from(`${want ?? got}  ${pkg.asset}\n`); })() });
     } catch (e) {
-      if (e instanceof GpuDeskError && (e.code === 'CONNECTION_LOST' || e.code === 'NOT_CONNECTED')) {
+      if (uploadCutOff(e)) {
         throw new GpuDeskError('CONNECTION_LOST', `The upload of ${pkg.asset} was cut off; nothing was installed (a partial upload is never unpacked)`, 'Reconnect and run the plan again: the upload starts over');
       }
       throw e;

@@ -114,10 +114,10 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const [vncPassword, setVncPassword] = useState('');
   const [gen, setGen] = useState(0);
   const retries = useRef(0);
-  const uploads = useUploads(connectionId);
-  // Dropped on the desktop: to ~/Desktop where it exists (it shows on the remote desktop), else ~.
   // A desktop that never answered is not a "lost" connection: the overlay says which it was.
   const everConnected = useRef(false);
+  const uploads = useUploads(connectionId);
+  // Dropped on the desktop: to ~/Desktop where it exists (it shows on the remote desktop), else ~.
   const drop = useFileDrop((files) => void uploads.upload(files));
   const { t: tFiles } = useTranslation('files');
   const { t: tCluster } = useTranslation('cluster');
