@@ -52,7 +52,9 @@ function shimOnNode() {
   const out = execFileSync(SHIM, [gpuFiguresQueryArg(fields), '--format=csv,noheader,nounits'], { encoding: 'utf8', env: { ...process.env, GPU_DESK_SHIM_ON_NODE: '1' } });
   const gpus = parseGpuFiguresCsv(out, fields);
   expect(gpus.length).toBeGreaterThan(0);
-  return gpus;
+  // The HUD's view of each GPU: the one parser also reads the report's PCI bus id, which the HUD's
+  // query does not ask for and its view does not carry.
+  return gpus.map(({ pciBusId: _bus, ...view }) => view);
 }
 
 async function value<T>(p: Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>): Promise<T> {
