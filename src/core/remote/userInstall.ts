@@ -206,6 +206,15 @@ function upstreamStep(pkg: UpstreamPackage, family: 'deb' | 'rpm', name: string,
   ].join('\n');
 }
 
+/**
+ * The one-line error for a package the distribution's mirror lacks, read from apt-get's stderr in
+ * "$t/err" (exported so a test can feed it apt's real messages).
+ */
+export const APT_LACK_SH = [
+  'lack=$(sed -n "s/^E: Unable to locate package \\(.*\\)/\\1/p; s/^E: Package \'\\(.*\\)\' has no installation candidate/\\1/p" "$t/err" | head -n 1)',
+  '[ -z "$lack" ] || { say "the distribution\'s mirror has no package $lack: nothing was installed; ask the administrator to enable the repository that holds it (or install it), then run the plan again"; exit 1; }',
+].join('\n');
+
 /** Distribution packages `pkgs` and what they need that the system lacks, downloaded as the user, verified by the package tool, unpacked into $V/<dir>. */
 function distPackagesStep(family: 'deb' | 'rpm', pkgs: string[], dir: string, post = ''): string {
   const list = pkgs.map(shellQuote).join(' ');
@@ -221,8 +230,7 @@ function distPackagesStep(family: 'deb' | 'rpm', pkgs: string[], dir: string, po
       'apt-get "$@" update >"$t/log" 2>&1; rc=$?',
       'if [ $rc != 0 ] || grep -qE "^(W|E): (Failed to fetch|Some index files failed)" "$t/log"; then grep -E "^(W|E):" "$t/log" | tail -n 3 >&2; if [ -n "$M" ]; then say "apt refused the package lists the desk carried (signature or hashes): nothing was installed; run the plan again with --carry-packages"; else say "the distribution\'s mirror cannot be reached from this server (apt-get update failed): nothing was installed; check the server\'s network or proxy, or let the desk carry the packages (gpu-desk setup --user-install --apply --carry-packages), then run the plan again"; fi; exit 1; fi',
       `need=$(apt-get "$@" -s install --no-install-recommends ${list} 2>"$t/err" | sed -n 's/^Inst \\([^ ]*\\) .*/\\1/p')`,
-      'lack=$(sed -n "s/^E: Unable to locate package \\(.*\\)/\\1/p; s/^E: Package \'\\(.*\\)\' has no installation candidate/\\1/p" "$t/err" | head -n 1)',
-      '[ -z "$lack" ] || { say "the distribution\'s mirror has no package $lack: nothing was installed; ask the administrator to enable the repository that holds it (or install it), then run the plan again"; exit 1; }',
+      APT_LACK_SH,
       'grep -q "^E:" "$t/err" && { tail -n 3 "$t/err" >&2; say "apt cannot resolve the packages this install needs: nothing was installed"; exit 1; }',
       'echo "from the distribution: ${need:-nothing, the server has them all}"',
       'if [ -n "$need" ]; then',

@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildSetupPlan, formatPlan } from '../../../src/core/remote/setupPlan';
-import { buildUserInstallPlan, buildUserUninstallPlan, envScript, USER_INSTALL_SH, userDependencyPackages, wantsUserInstall } from '../../../src/core/remote/userInstall';
+import { APT_LACK_SH, buildUserInstallPlan, buildUserUninstallPlan, envScript, USER_INSTALL_SH, userDependencyPackages, wantsUserInstall } from '../../../src/core/remote/userInstall';
+import { GpuDeskError } from '../../../src/core/errors';
 import { bedLike, configured, freshGpu, report } from './reports';
 
 const DISTROS = [
@@ -57,6 +60,63 @@ describe('the no-root plan per distribution (snapshots of every command the user
     const arm = buildUserInstallPlan(report({ ...freshGpu('os-release-ubuntu-24.04.txt'), arch: 'aarch64' }));
     expect(arm.steps[1].apply).toContain('virtualgl_3.1.4_arm64.deb');
     expect(() => buildUserInstallPlan(report({ ...freshGpu('os-release-debian-12.txt'), arch: 'ppc64le' }))).toThrow(/no packages for this server's architecture \(ppc64le\)/);
+  });
+
+  it('an unknown architecture stops before any step with one line naming it and the fix', () => {
+    for (const arch of ['sparc64', 'riscv32']) {
+      let err: unknown;
+      try { buildUserInstallPlan(report({ ...freshGpu('os-release-debian-12.txt'), arch, sudo: 'unknown' })); } catch (e) { err = e; }
+      expect(err).toBeInstanceOf(GpuDeskError);
+      const line = (err as GpuDeskError).toLine();
+      expect(line).not.toContain('\n');
+      expect(line).toContain(`architecture (${arch})`);
+      expect((err as GpuDeskError).fix).toMatch(/x86_64 or aarch64 server/);
+    }
+    // The same where the CLI and the app choose the home install by themselves (no sudo).
+    const sparc = report({ ...freshGpu('os-release-ubuntu-22.04.txt'), arch: 'sparc64', sudo: 'absent' });
+    expect(() => buildSetupPlan(sparc, { userInstall: wantsUserInstall(sparc, undefined) })).toThrow(/architecture \(sparc64\)/);
+  });
+
+  describe('a package the distribution\'s mirror lacks (apt-get\'s own stderr)', () => {
+    /** Runs the plan's check on `err` as apt's stderr; returns its exit status and what it said. */
+    const lackOf = (err: string) => {
+      const t = mkdtempSync(path.join(os.tmpdir(), 'apt-lack-'));
+      try {
+        writeFileSync(path.join(t, 'err'), err);
+        const r = spawnSync('/bin/sh', ['-c', `t=${t}; say() { echo "gpu-desk: $*" >&2; }\n${APT_LACK_SH}\necho passed`], { encoding: 'utf8' });
+        return { status: r.status, stderr: r.stderr, stdout: r.stdout };
+      } finally { rmSync(t, { recursive: true, force: true }); }
+    };
+
+    it('"Unable to locate package", as this machine\'s apt-get writes it, names the package and the fix', () => {
+      // Real apt-get text: the simulation the step runs, as a user, asking for a name no archive has.
+      const apt = spawnSync('apt-get', ['-s', 'install', '--no-install-recommends', 'no-such-package-xyz'], { encoding: 'utf8' });
+      expect(apt.stderr).toContain('E: Unable to locate package no-such-package-xyz');
+      const r = lackOf(apt.stderr);
+      expect(r.status).toBe(1);
+      expect(r.stdout).not.toContain('passed');
+      const lines = r.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^gpu-desk: the distribution's mirror has no package no-such-package-xyz: nothing was installed; ask the administrator to enable the repository that holds it/);
+    });
+
+    it('"has no installation candidate" (a name only other packages mention) names that package', () => {
+      const r = lackOf([
+        'Package libturbojpeg0 is not available, but is referred to by another package.',
+        'This may mean that the package is missing, has been obsoleted, or',
+        'is only available from another source',
+        '',
+        "E: Package 'libturbojpeg0' has no installation candidate",
+      ].join('\n'));
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim()).toMatch(/^gpu-desk: the distribution's mirror has no package libturbojpeg0: nothing was installed; ask the administrator/);
+    });
+
+    it('apt output without either message passes on', () => {
+      const r = lackOf('NOTE: This is only a simulation!\n');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain('passed');
+    });
   });
 
   it('chosen by itself without sudo; --user-install picks it where sudo exists; false keeps the system plan', () => {
