@@ -149,12 +149,14 @@ function prelude(name: string, part: string, needMB: number): string {
   return [
     `B="$HOME/${USER_INSTALL_DIR}"; V="$B/"${shellQuote(name)}`,
     'say() { echo "gpu-desk: $*" >&2; }',
-    `mkdir -p "$V" 2>/dev/null || { say "cannot create $V (is your home writable?): nothing was installed; fix the permissions or free space, then run the plan again"; exit 1; }`,
+    // Only the base before the checks: a failed check leaves no versioned directory behind.
+    `mkdir -p "$B" 2>/dev/null || { say "cannot create $B (is your home writable?): nothing was installed; fix the permissions or free space, then run the plan again"; exit 1; }`,
     `free=$(df -Pk "$B" 2>/dev/null | awk 'NR == 2 { print int($4 / 1024) }')`,
     `if [ -n "$free" ] && [ "$free" -lt ${needMB} ]; then say "only \${free} MB free in $B, ${needMB} MB needed: nothing was installed; free space (or ask for a larger quota), then run the plan again"; exit 1; fi`,
     // A home mounted noexec runs nothing installed there: find out before unpacking anything.
     `x="$B/.exec-test.$$"; printf '#!/bin/sh\\nexit 0\\n' >"$x" 2>/dev/null && chmod 700 "$x" && "$x" 2>/dev/null; rc=$?; rm -f "$x"`,
     `[ $rc = 0 ] || { say "programs cannot run from $B (your home is mounted noexec, or full): nothing was installed; ask the administrator for a home without noexec, or free space, then run the plan again"; exit 1; }`,
+    `mkdir -p "$V" 2>/dev/null || { say "cannot create $V (disk or quota full?): nothing was installed; free space, then run the plan again"; exit 1; }`,
     `t=$(mktemp -d "$B/.tmp-${part}.XXXXXX") || { say "cannot write in $B (disk or quota full?): nothing was installed; free space, then run the plan again"; exit 1; }`,
     `trap 'rm -rf -- "$t"' EXIT`,
     "trap 'exit 1' HUP INT TERM PIPE",
