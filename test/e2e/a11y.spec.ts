@@ -40,7 +40,7 @@ for (const theme of ['light', 'dark'] as const) {
         await expectAccessible(page, 'viewer (HUD and quality panel)');
         await page.getByTestId('open-codec').click();
         // Send keys: a titled panel with a close button.
-        await page.getByRole('button', { name: 'Send keys' }).click();
+        await page.getByRole('button', { name: 'Send keys', exact: true }).click();
         const keys = page.getByTestId('send-keys');
         await expect(keys.getByRole('heading', { name: 'Send keys' })).toBeVisible();
         await expectAccessible(page, 'viewer (Send keys)');
@@ -55,7 +55,7 @@ for (const theme of ['light', 'dark'] as const) {
         await expectAccessible(page, 'server report');
         await page.getByRole('tab', { name: 'GPUs' }).click();
         // The GPU cards, or the line saying this server has none: either is the tab's content.
-        await expect(page.getByTestId('gpu-0').or(page.locator('#panel-gpus p'))).toBeVisible({ timeout: 30_000 });
+        await expect(page.getByTestId('gpu-0').or(page.locator('#panel-gpus p')).first()).toBeVisible({ timeout: 30_000 });
         await expectAccessible(page, 'GPUs');
         await page.getByRole('tab', { name: 'Set-up' }).click();
         await expect(page.locator('#panel-setup')).toBeVisible();

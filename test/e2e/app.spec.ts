@@ -160,7 +160,7 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
   await screen.click({ position: { x: 200, y: 150 } });
   await page.keyboard.type('QQQ', { delay: 10 });
   await page.getByLabel('View only').uncheck();
-  await page.getByRole('button', { name: 'Send keys' }).click();
+  await page.getByRole('button', { name: 'Send keys', exact: true }).click();
   await page.getByRole('menu', { name: 'Send keys' }).getByRole('menuitem', { name: 'Escape', exact: true }).click();
   await page.getByRole('button', { name: 'Ctrl+Alt+Del' }).click();
   await screen.click({ position: { x: 200, y: 150 } });

@@ -106,9 +106,9 @@ test('keyboard grab: released, Super, Alt+Tab and Ctrl+Alt+arrows stay on the de
     await expect(viewer).toHaveAttribute('data-keyboard-lock', 'off');
 
     // With "Grab the keyboard in full screen" off, full screen leaves the desk's keys on the desk.
-    await page.getByRole('button', { name: 'Send keys' }).click();
+    await page.getByRole('button', { name: 'Send keys', exact: true }).click();
     await page.getByTestId('grab-in-full-screen').uncheck();
-    await page.getByRole('button', { name: 'Send keys' }).click();
+    await page.getByRole('button', { name: 'Send keys', exact: true }).click();
     await page.getByRole('button', { name: 'Full screen' }).click();
     await expect.poll(() => page.evaluate(() => document.fullscreenElement !== null)).toBe(true);
     await expect(viewer).toHaveAttribute('data-keyboard-grab', 'off');
