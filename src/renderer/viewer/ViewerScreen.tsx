@@ -341,7 +341,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
         <button onClick={() => session.current?.ctrlAltDel()}>Ctrl+Alt+Del</button>
         <button onClick={() => session.current?.losslessRefresh()} aria-keyshortcuts={LOSSLESS_SHORTCUT.aria} title={t('lossless.title', { keys: LOSSLESS_SHORTCUT.label })} data-testid="lossless-refresh">{t('lossless.button')} <kbd>{LOSSLESS_SHORTCUT.label}</kbd></button>
         {turbo && !job && display !== null && (shareable === false
-          ? <><button disabled title={t('invite.notShareable')} aria-describedby="invite-why" data-testid="invite-open">{t('invite.button')}</button><span id="invite-why" className="muted small" data-testid="invite-why">{t('invite.notShareableShort')}</span></>
+          ? <><button disabled title={t('invite.notShareable')} aria-describedby="invite-why" data-testid="invite-open">{t('invite.button')}</button><span id="invite-why" className="sr-only" data-testid="invite-why">{t('invite.notShareableShort')}</span></>
           : <button onClick={() => setInviting(true)} data-testid="invite-open">{t('invite.button')}</button>)}
         <button aria-pressed={panel === 'clipboard'} onClick={() => setPanel(panel === 'clipboard' ? null : 'clipboard')}>{t('clipboard')}</button>
         <label className="check"><input type="checkbox" checked={prefs.viewOnly} onChange={(e) => update({ ...prefs, viewOnly: e.target.checked })} /> {t('viewOnly')}</label>
