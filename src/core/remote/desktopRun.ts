@@ -1,5 +1,6 @@
 import { GpuDeskError } from '../errors';
 import { shScript } from './shellQuote';
+import { USER_INSTALL_DIR } from './userInstall';
 import type { ExecResult } from '../ssh/types';
 
 /** What runs the remote commands: a server's SSH connection. */
@@ -61,7 +62,7 @@ case "$xp" in ''|*[!0-9]*) ;; *)
 esac
 V=
 if [ -n "$dev" ]; then
-  for v in "$(command -v vglrun 2>/dev/null)" /opt/VirtualGL/bin/vglrun /usr/bin/vglrun; do [ -n "$v" ] && [ -x "$v" ] && { V=$v; break; }; done
+  for v in "$(command -v vglrun 2>/dev/null)" /opt/VirtualGL/bin/vglrun /usr/bin/vglrun "$HOME/${USER_INSTALL_DIR}/current/bin/vglrun"; do [ -n "$v" ] && [ -x "$v" ] && { V=$v; break; }; done
 fi
 cd "$HOME" || cd /
 if [ -n "$V" ]; then
