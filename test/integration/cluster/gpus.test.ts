@@ -89,7 +89,9 @@ function xServerEnv(jobId: string): Record<string, string> {
     try { exe = fs.readlinkSync(`/proc/${pid}/exe`); env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8'); } catch { continue; }
     if (!/\/TurboVNC\/bin\/Xvnc$/.test(exe)) continue;
     const kv = Object.fromEntries(env.split('\0').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-    if (kv.SLURM_JOB_ID === jobId) return kv;
+    // Job ids start again in every test bed's Slurm, and other test files' beds run at the same time:
+    // the cluster's name tells this bed's job from another's job of the same id.
+    if (kv.SLURM_JOB_ID === jobId && kv.SLURM_CLUSTER_NAME === slurm.clusterName) return kv;
   }
   throw new Error(`no Xvnc of job ${jobId} on the node`);
 }
