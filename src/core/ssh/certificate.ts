@@ -1,6 +1,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import fs from 'node:fs';
 import { utils } from 'ssh2';
+import { WireReader } from './wireReader';
 import { GpuDeskError } from '../errors';
 
 /**
@@ -52,52 +53,11 @@ const PUBLIC_FIELDS: Record<string, number> = {
 const CERT_SUFFIX = '-cert-v01@openssh.com';
 const FOREVER = 0xffffffffffffffffn;
 
-class Reader {
-  private p = 0;
-  constructor(private readonly b: Buffer, private readonly what: string) {}
-  private need(n: number): void {
-    if (this.p + n > this.b.length) throw bad(this.what, 'it ends early');
-  }
-  u32(): number {
-    this.need(4);
-    const v = this.b.readUInt32BE(this.p);
-    this.p += 4;
-    return v;
-  }
-  u64(): bigint {
-    this.need(8);
-    const v = this.b.readBigUInt64BE(this.p);
-    this.p += 8;
-    return v;
-  }
-  get pos(): number {
-    return this.p;
-  }
-  bytes(): Buffer {
-    const n = this.u32();
-    this.need(n);
-    const v = this.b.subarray(this.p, this.p + n);
-    this.p += n;
-    return v;
-  }
-  text(): string {
-    return this.bytes().toString('utf8');
-  }
-  /** An SSH string holding strings (principals), or name/data pairs (options, extensions). */
-  strings(): string[] {
-    const inner = new Reader(this.bytes(), this.what);
-    const out: string[] = [];
-    while (!inner.done()) out.push(inner.text());
-    return out;
-  }
-  done(): boolean {
-    return this.p >= this.b.length;
-  }
-}
-
 function bad(what: string, why: string): GpuDeskError {
   return new GpuDeskError('KEY_FILE', `${what} is not an OpenSSH certificate gpu-desk can read: ${why}`, 'give the -cert.pub file ssh-keygen -s or your site wrote');
 }
+
+const reader = (b: Buffer, what: string) => new WireReader(b, () => bad(what, 'it ends early'));
 
 function sshString(b: Buffer): Buffer {
   const len = Buffer.alloc(4);
@@ -120,7 +80,7 @@ export function isCertificateType(type: string): boolean {
 
 /** Parses a certificate blob (from a file, or the host key a server presented); `file` names it in errors. */
 export function parseCertificateBlob(blob: Buffer, file: string): UserCertificate {
-  const r = new Reader(blob, file);
+  const r = reader(blob, file);
   const type = r.text();
   if (!type.endsWith(CERT_SUFFIX)) throw bad(file, `${type} is not a certificate type`);
   const baseType = type.slice(0, -CERT_SUFFIX.length);
@@ -141,7 +101,7 @@ export function parseCertificateBlob(blob: Buffer, file: string): UserCertificat
   r.bytes(); // extensions
   r.bytes(); // reserved
   const caKey = r.bytes();
-  const caType = new Reader(caKey, file).text();
+  const caType = reader(caKey, file).text();
   const signedData = blob.subarray(0, r.pos);
   const signature = r.bytes();
   // OpenSSH refuses a blob with anything after the signature: nothing unsigned may ride along.
@@ -260,14 +220,14 @@ export function caSignatureValid(c: UserCertificate): boolean {
   const ca = utils.parseKey(`${c.caType} ${c.caKey.toString('base64')}`);
   if (ca instanceof Error || Array.isArray(ca)) return false;
   const key = createPublicKey(ca.getPublicPEM());
-  const r = new Reader(c.signature, c.file);
+  const r = reader(c.signature, c.file);
   const algo = r.text();
   const sig = r.bytes();
   try {
     if (algo === 'ssh-ed25519' && c.caType === 'ssh-ed25519') return verify(null, c.signedData, key, sig);
     if (RSA_HASH[algo] && c.caType === 'ssh-rsa') return verify(RSA_HASH[algo], c.signedData, key, sig);
     if (ECDSA_HASH[algo] && c.caType === algo) {
-      const rs = new Reader(sig, c.file);
+      const rs = reader(sig, c.file);
       const body = Buffer.concat([derInteger(rs.bytes()), derInteger(rs.bytes())]);
       const der = Buffer.concat([Buffer.from([0x30]), derLength(body.length), body]);
       return verify(ECDSA_HASH[algo], c.signedData, { key, dsaEncoding: 'der' }, der);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { GpuDeskError } from '../errors';
 import { isCertificateType, parseCertificateBlob } from './certificate';
+import { WireReader } from './wireReader';
 
 /**
  * RevokedHostKeys (ssh_config): a file of revoked host keys that ssh checks before known_hosts, so a
@@ -41,47 +42,16 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 class KrlError extends Error {}
 
-class Reader {
-  private p = 0;
-  constructor(private readonly b: Buffer) {}
-  private need(n: number): void {
-    if (this.p + n > this.b.length) throw new KrlError('it ends in the middle of a field');
-  }
-  u8(): number {
-    this.need(1);
-    return this.b[this.p++];
-  }
-  u32(): number {
-    this.need(4);
-    const v = this.b.readUInt32BE(this.p);
-    this.p += 4;
-    return v;
-  }
-  u64(): bigint {
-    this.need(8);
-    const v = this.b.readBigUInt64BE(this.p);
-    this.p += 8;
-    return v;
-  }
-  bytes(): Buffer {
-    const n = this.u32();
-    this.need(n);
-    const v = this.b.subarray(this.p, this.p + n);
-    this.p += n;
-    return v;
-  }
-  done(): boolean {
-    return this.p >= this.b.length;
-  }
-}
+/** The KRL's own reader: a field cut short is a KrlError, which names the file in the caller's error. */
+const reader = (b: Buffer) => new WireReader(b, () => new KrlError('it ends in the middle of a field'));
 
 function parseCertSection(data: Buffer): CertRevocations {
-  const r = new Reader(data);
+  const r = reader(data);
   const out: CertRevocations = { caKey: r.bytes(), serials: [], keyIds: new Set() };
   r.bytes(); // reserved
   while (!r.done()) {
     const type = r.u8();
-    const sub = new Reader(r.bytes());
+    const sub = reader(r.bytes());
     switch (type) {
       case CERT_SECTION.list:
         while (!sub.done()) {
@@ -125,7 +95,7 @@ function parseCertSection(data: Buffer): CertRevocations {
 }
 
 /** An extension: a critical one gpu-desk cannot know refuses the file, as OpenSSH does. */
-function extension(r: Reader): void {
+function extension(r: WireReader): void {
   const name = r.bytes().toString('utf8');
   const critical = r.u8() !== 0;
   r.bytes();
@@ -133,7 +103,7 @@ function extension(r: Reader): void {
 }
 
 function parseKrl(b: Buffer): Krl {
-  const r = new Reader(b.subarray(KRL_MAGIC.length));
+  const r = reader(b.subarray(KRL_MAGIC.length));
   const version = r.u32();
   if (version !== 1) throw new KrlError(`its format version is ${version}, not 1`);
   r.u64(); // krl_version
@@ -151,7 +121,7 @@ function parseKrl(b: Buffer): Krl {
       continue;
     }
     const data = r.bytes();
-    const s = new Reader(data);
+    const s = reader(data);
     switch (type) {
       case SECTION.certificates:
         krl.certs.push(parseCertSection(data));
