@@ -33,25 +33,11 @@ import { SPAN_SHORTCUT } from './shortcutKeys';
 import { useKeyboardGrab } from './useKeyboardGrab';
 import { useFullScreenCaptureRelease } from './fullScreenCapture';
 import { usePointerLock, type Point } from './pointerLock';
+import { useDeskDisplayCount } from './useDeskDisplayCount';
 
 type Phase = 'opening' | ViewerState | 'reconnecting' | 'lost';
 
 const MAX_RETRIES = 20;
-
-/**
- * How many monitors the shell reports (Electron's screen module; 0 in a browser, which cannot put one
- * window over several). Not deskMonitors(): that one also asks the browser, for the layout only.
- */
-function useDeskDisplayCount(): number {
-  const api = useApi();
-  const [n, setN] = useState(0);
-  useEffect(() => {
-    let live = true;
-    api.invoke('app.displays', {}).then((d) => { if (live) setN(d?.length ?? 0); }, () => {});
-    return () => { live = false; };
-  }, [api]);
-  return n;
-}
 
 declare global {
   interface Window {
