@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { ByteCounters, ClusterJobView, ConnectionView, Profile, ViewerPrefs } from '../../shared/models';
+import type { ClusterJobView, ConnectionView, Profile, ViewerPrefs } from '../../shared/models';
 import { useGo } from '../app/navigation';
 import { useApi } from '../app/api';
 import { useTranslation } from 'react-i18next';
@@ -9,7 +9,6 @@ import { Hud } from './Hud';
 import { CodecPanel } from './CodecPanel';
 import { KEY_COMBOS } from './keys';
 import { loadPrefs, profileInput, savedPart, storeLocal } from './prefs';
-import { tunnelRate, type TunnelRate } from './stats';
 import { ForwardsPanel } from '../forwards/ForwardsPanel';
 import { useFileDrop } from '../files/useFileDrop';
 import { useUploads } from '../files/useUploads';
@@ -29,6 +28,7 @@ import { useFullScreenCaptureRelease } from './fullScreenCapture';
 import { usePointerLock, type Point } from './pointerLock';
 import { useDeskDisplayCount } from './useDeskDisplayCount';
 import { useViewerConnection } from './useViewerConnection';
+import { useViewerStats } from './useViewerStats';
 
 /**
  * The viewer on a server's display, or (with `job`) on a cluster job's desktop: then the ticket comes
@@ -57,8 +57,6 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const [prefs, setPrefs] = useState<ViewerPrefs>(() => (span ? { ...loadPrefs(profile), scale: 'remote' } : loadPrefs(profile)));
   const prefsRef = useRef(prefs);
   prefsRef.current = prefs;
-  const [tunnel, setTunnel] = useState<TunnelRate | null>(null);
-  const [tunnelHistory, setTunnelHistory] = useState<number[]>([]);
   const [panel, setPanel] = useState<'codec' | 'keys' | 'clipboard' | null>(null);
   const [localClip, setLocalClip] = useState('');
   const [h264, setH264] = useState(false);
@@ -87,30 +85,11 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   useFullScreenCaptureRelease();
   const display = fixedDisplay ?? v.jobRoute?.display ?? null;
   const shareable = useShareable(api, connectionId, display, turbo && !job);
+  const { tunnel, tunnelHistory } = useViewerStats({ viewerId, videoMode, measureRtt: prefs.codec !== 'vnc' });
 
   useEffect(() => {
     void h264Available().then(setH264);
   }, []);
-
-  // Tunnel counters and SSH round trip, once a second.
-  useEffect(() => {
-    let prev: ByteCounters | null = null;
-    const t = setInterval(async () => {
-      if (!viewerId.current || document.visibilityState !== 'visible') return;
-      try {
-        // Video mode's Auto and bitrate follow the link: they need the round trip of this second.
-        const cur = await api.invoke('viewer.stats', { viewerId: viewerId.current, measureRtt: prefsRef.current.codec !== 'vnc' });
-        videoMode.current?.noteRtt(cur.rttMs);
-        const r = tunnelRate(prev, cur);
-        prev = cur;
-        setTunnel(r);
-        setTunnelHistory((h) => [...h, r.inPerSec].slice(-60));
-      } catch {
-        /* viewer closed between ticks */
-      }
-    }, 1000);
-    return () => clearInterval(t);
-  }, [api, videoMode, viewerId]);
 
   const update = (p: ViewerPrefs) => {
     setPrefs(p);
