@@ -8,12 +8,15 @@ import type { SshConnection } from '../ssh/connection';
 import type { ConnectOptions } from '../ssh/types';
 import type { Emit } from '../../shared/contract';
 import type { ClusterDefaultsView, ClusterJobView, Profile } from '../../shared/models';
+import type { ConnectionScope } from './connectionScope';
 
 /** What the cluster part of the app needs of a live connection: the login node's, and how it was made. */
 export interface LoginNode {
   conn: SshConnection;
   options: ConnectOptions;
   profile: Profile;
+  /** The login connection's: the jobs it follows and the node links it opens go with it (the jobs keep running on the cluster). */
+  scope: ConnectionScope;
 }
 
 /** A cluster profile's settings as the job script takes them (the desktop size is the profile's). */
@@ -31,6 +34,7 @@ interface Watched {
   desktopUp: boolean;
   warning: number | null;
   checking: boolean;
+  unscope: () => void;
 }
 
 /**
@@ -40,7 +44,7 @@ interface Watched {
  */
 export class ClusterJobs {
   private readonly watched = new Map<string, Watched>();
-  private readonly links = new Map<string, JobDesktopLink>();
+  private readonly links = new Map<string, { link: JobDesktopLink; unscope: () => void }>();
 
   constructor(private readonly emit: Emit, private readonly log: (line: string) => void) {}
 
@@ -72,38 +76,42 @@ export class ClusterJobs {
   async link(login: LoginNode, jobId: string): Promise<JobDesktopLink> {
     await this.closeLink(jobId);
     const link = await connectJobDesktop(login.conn, login.options, jobId);
-    this.links.set(jobId, link);
+    this.links.set(jobId, { link, unscope: () => {} });
+    // Set first: on a login connection closed meanwhile, the scope closes the link at once.
+    const unscope = login.scope.add(() => this.closeLink(jobId));
+    const kept = this.links.get(jobId);
+    if (kept?.link === link) kept.unscope = unscope;
     return link;
   }
 
   /** The open link of a job's viewer, if any. */
   openLink(jobId: string): JobDesktopLink | undefined {
-    return this.links.get(jobId);
+    return this.links.get(jobId)?.link;
   }
 
   async closeLink(jobId: string): Promise<void> {
     const l = this.links.get(jobId);
     this.links.delete(jobId);
-    await l?.close().catch(() => {});
+    l?.unscope();
+    await l?.link.close().catch(() => {});
   }
 
-  /** A login connection closed: stop following its jobs (they keep running on the cluster). */
-  async forget(connectionId: string): Promise<void> {
-    for (const [jobId, w] of [...this.watched]) {
-      if (w.connectionId !== connectionId) continue;
-      w.watcher.stop();
-      this.watched.delete(jobId);
-      await this.closeLink(jobId);
-    }
+  /** Its login connection closed: the job is no longer followed (it keeps running on the cluster). */
+  private async unwatch(jobId: string, w: Watched): Promise<void> {
+    if (this.watched.get(jobId) !== w) return;
+    w.watcher.stop();
+    this.watched.delete(jobId);
+    await this.closeLink(jobId);
   }
 
   private watch(connectionId: string, login: LoginNode, jobId: string, first: JobStatus | null): ClusterJobView {
     let w = this.watched.get(jobId);
     if (!w) {
       const watcher = new JobWatcher(login.conn, jobId);
-      const entry: Watched = { watcher, connectionId, desktopUp: false, warning: null, checking: false };
+      const entry: Watched = { watcher, connectionId, desktopUp: false, warning: null, checking: false, unscope: () => {} };
       w = entry;
       this.watched.set(jobId, entry);
+      entry.unscope = login.scope.add(() => this.unwatch(jobId, entry));
       watcher.on('status', (st: JobStatus) => {
         // The 'ended' status is the last one: its desktop went with the job.
         if (st.phase === 'ended') entry.desktopUp = false;
@@ -115,6 +123,7 @@ export class ClusterJobs {
         if (watcher.last) this.emit('clusters.job', this.view(connectionId, watcher.last, entry));
       });
       watcher.on('ended', () => {
+        entry.unscope();
         this.watched.delete(jobId);
         void this.closeLink(jobId);
       });

@@ -91,13 +91,15 @@ export class AppCore {
     });
     this.connections = connections;
     const ready = (id: string) => connections.ready(id);
+    // What each connection owns: every service adds what it opens there, and it all goes when the connection closes.
+    const scope = (id: string) => connections.scope(id);
     const profiles = new Profiles({
       store: deps.profiles, emit, secrets: deps.secrets, dialogs: deps.dialogs, sshConfigPath: deps.sshConfigPath,
       closeProfile: (id) => connections.closeProfile(id),
       forgetProfile: (id) => late.clusters.forgetProfile(id),
     });
     // Where each desktop is and its password: one store that the servers and viewers services share.
-    const desktops = new DesktopEndpoints({ lookUp: (conn, display) => remote.endpoint(conn, display) });
+    const desktops = new DesktopEndpoints({ lookUp: (conn, display) => remote.endpoint(conn, display), scope });
     const servers = new Servers({ remote, emit, ready, desktops, closeDisplay: (c, d) => late.viewers.closeDisplay(c, d) });
     const viewers = new Viewers({
       hub, channelBase: deps.channelBase, remote, ready, rttMs: (id) => connections.rttMs(id), desktops, log,
@@ -116,19 +118,10 @@ export class AppCore {
     Object.assign(late, { profiles, viewers, clusters });
     const keys = new Keys({ keys: deps.keys, dialogs: deps.dialogs, prompts: this.prompts, connections, profiles });
     const clipboardImages = new ClipboardImages({ target: (id) => viewers.imageTarget(id), log });
-    const desktopRuns = new DesktopRuns({ shell: (id) => ready(id).conn, log });
-    const files = new FileTransfers({ sftp: (id) => connections.sftp(id), emit, chooseSaveFolder: deps.chooseSaveFolder });
+    const desktopRuns = new DesktopRuns({ shell: (id) => ready(id).conn, scope, log });
+    const files = new FileTransfers({ sftp: (id) => connections.sftp(id), scope, emit, chooseSaveFolder: deps.chooseSaveFolder });
 
-    // Closing a connection: each service lets go of its part, in this order, before the link goes.
-    connections.onClose((c) => viewers.closeConnection(c.id));
-    connections.onClose((c) => files.dropConnection(c.id));
-    connections.onClose((c) => clusters.forget(c.id));
-    connections.onClose((c) => tunnels.forget(c.id));
-    connections.onClose((c) => forwards.forget(c.id));
-    connections.onClose((c) => servers.forget(c.id));
-    connections.onClose((c) => desktops.forget(c.id));
-    connections.onClose((c) => desktopRuns.forget(c.id));
-    connections.onClose((c) => http.forget(c.id));
+    // Told, not asked to clean up: what is open now once a connection went, and to check again after a reconnect.
     connections.onClosed(() => tunnels.announce());
     connections.onClosed(() => forwards.announce());
     connections.onReady((c) => forwards.recheck(c));

@@ -4,6 +4,7 @@ import { endpointInListing, ownerText, trustedListener, type SessionEndpoint } f
 import type { StartedSession, VncSessionInfo } from '../remote/types';
 import type { SshSession } from '../ssh/types';
 import type { VncFlavor } from '../../shared/models';
+import type { ConnectionScope } from './connectionScope';
 
 /** How long a listing stands for where a session is reached: about the time from seeing it to clicking it. */
 const LISTING_FRESH_MS = 60_000;
@@ -51,6 +52,8 @@ export interface LocatedDesktop {
 export interface DesktopEndpointsDeps {
   /** Where display :n is, asked of the server (vncSessions.displayEndpoint). */
   lookUp(conn: SshSession, display: number): Promise<SessionEndpoint>;
+  /** The connection's scope: what is kept for it (its passwords, its listing) goes with it. */
+  scope(connectionId: string): ConnectionScope;
 }
 
 /**
@@ -166,9 +169,9 @@ export class DesktopEndpoints {
   }
 
   /** The connection closed: every password it held is released. */
-  forget(connectionId: string): void {
-    for (const pw of this.connections.get(connectionId)?.passwords.values() ?? []) pw.release();
-    this.connections.delete(connectionId);
+  private forget(connectionId: string, s: ConnectionDesktops): void {
+    for (const pw of s.passwords.values()) pw.release();
+    if (this.connections.get(connectionId) === s) this.connections.delete(connectionId);
   }
 
   private freshEndpoint(connectionId: string, display: number): SessionEndpoint | null {
@@ -179,8 +182,10 @@ export class DesktopEndpoints {
   private of(connectionId: string): ConnectionDesktops {
     let s = this.connections.get(connectionId);
     if (!s) {
-      s = { flavor: null, passwords: new Map() };
-      this.connections.set(connectionId, s);
+      const made: ConnectionDesktops = { flavor: null, passwords: new Map() };
+      s = made;
+      this.connections.set(connectionId, made);
+      this.deps.scope(connectionId).add(() => this.forget(connectionId, made));
     }
     return s;
   }

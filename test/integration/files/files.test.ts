@@ -9,6 +9,7 @@ import { connectSsh, type SshConnection } from '../../../src/core/ssh/connection
 import { GpuDeskError } from '../../../src/core/errors';
 import { defaultUploadFolder, downloadToFolder, listFolder, uploadToFolder, WRITE_CHUNK } from '../../../src/core/files';
 import { FileTransfers } from '../../../src/core/app/services/files';
+import { ConnectionScope } from '../../../src/core/app/connectionScope';
 
 let bed: SshdBed;
 let conn: SshConnection;
@@ -182,6 +183,7 @@ describe('a connection that drops mid-upload', () => {
       let acked = 0;
       const files = new FileTransfers({
         sftp: async () => current,
+        scope: () => new ConnectionScope(),
         emit: (event, payload) => {
           if (event === 'files.progress') acked = (payload as { bytes: number }).bytes;
         },

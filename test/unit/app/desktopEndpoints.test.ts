@@ -1,6 +1,7 @@
 import { PassThrough, type Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DesktopEndpoints, type DesktopHost } from '../../../src/core/app/desktopEndpoints';
+import { ConnectionScope } from '../../../src/core/app/connectionScope';
 import { redactSecrets } from '../../../src/core/errors';
 import type { SessionEndpoint } from '../../../src/core/remote/vncSessions';
 import type { StartedSession, VncSessionInfo } from '../../../src/core/remote/types';
@@ -10,7 +11,10 @@ import type { SshSession } from '../../../src/core/ssh/types';
 function server() {
   const answers = new Map<number, SessionEndpoint | Error>();
   let asked = 0;
+  // One connection's scope: what the store keeps for c1 goes when it is disposed (the connection closed).
+  const scope = new ConnectionScope();
   const store = new DesktopEndpoints({
+    scope: () => scope,
     lookUp: async (_c, d) => {
       asked++;
       const a = answers.get(d);
@@ -18,7 +22,7 @@ function server() {
       return a;
     },
   });
-  return { store, answers, asked: () => asked };
+  return { store, answers, asked: () => asked, scope };
 }
 
 const host: DesktopHost = { connectionId: 'c1', profileId: 'p1', label: 'me@gpu1', conn: {} as SshSession };
@@ -90,8 +94,9 @@ describe('DesktopEndpoints: where a display is, and who may be talked to there',
     await expect(s.store.locate(host, 1)).rejects.toThrow(/exec refused/);
   });
 
-  it("keeps each session's password: a one-time one goes with one viewer; a TigerVNC one stays for tunnel-only mode; all go with the connection", () => {
-    const s = server().store;
+  it("keeps each session's password: a one-time one goes with one viewer; a TigerVNC one stays for tunnel-only mode; all go with the connection", async () => {
+    const bed = server();
+    const s = bed.store;
     const p = { connectionId: 'c1', profileId: 'p1' };
     s.started(p, { ...session(3), flavor: 'turbovnc', password: 'otp-3-0123456789', passwordKind: 'otp' } as StartedSession);
     s.started(p, { ...session(4), password: 'tiger-4-0123456789', passwordKind: 'session' } as StartedSession);
@@ -113,7 +118,7 @@ describe('DesktopEndpoints: where a display is, and who may be talked to there',
     expect(s.hasPassword('c1', 4)).toBe(false);
     expect(redactSecrets('tiger-4-0123456789')).toBe('tiger-4-0123456789');
     s.started(p, { ...session(5), password: 'tiger-5-0123456789', passwordKind: 'session' } as StartedSession);
-    s.forget('c1');
+    await bed.scope.dispose();
     expect(s.hasPassword('c1', 5)).toBe(false);
     expect(redactSecrets('tiger-5-0123456789')).toBe('tiger-5-0123456789');
   });

@@ -9,7 +9,7 @@ import type { ClusterJobView, ClusterViewerTicket, Profile } from '../../../shar
 import { ClusterJobs, type LoginNode } from '../clusterJobs';
 import { JobRecords } from '../jobRecords';
 import type { LiveConnection } from './connections';
-import type { AdoptedViewer } from './viewers';
+import type { Viewers } from './viewers';
 
 export interface ClustersDeps {
   emit: Emit;
@@ -20,7 +20,7 @@ export interface ClustersDeps {
   ready(connectionId: string): LiveConnection;
   profileIdOf(connectionId: string): string | undefined;
   profiles: { byId(id: string): Promise<Profile>; list(): Promise<Profile[]> };
-  viewers: { adopt(v: AdoptedViewer): void; closeJob(jobId: string): void };
+  viewers: Pick<Viewers, 'adopt' | 'closeJob'>;
   log(line: string): void;
 }
 
@@ -80,7 +80,6 @@ export class Clusters {
     };
   }
 
-  /** The node connection of a job's desktop (its viewer closed). */
   /** The node connection of a job's open viewer (null: reached by a login-node forward; undefined: no link). */
   jobNode(jobId: string): SshConnection | null | undefined {
     const link = this.jobs.openLink(jobId);
@@ -91,18 +90,13 @@ export class Clusters {
     return this.jobs.closeLink(jobId);
   }
 
-  /** A login connection closed: its jobs are no longer followed (they keep running on the cluster). */
-  forget(connectionId: string): Promise<void> {
-    return this.jobs.forget(connectionId);
-  }
-
   forgetProfile(profileId: string): void {
     this.records((r) => r.forgetProfile(profileId));
   }
 
   private loginNode(connectionId: string): LoginNode {
     const c = this.deps.ready(connectionId);
-    return { conn: c.conn, options: c.options, profile: c.profile };
+    return { conn: c.conn, options: c.options, profile: c.profile, scope: c.scope };
   }
 
   /** The job records are a convenience: a file that cannot be written is logged, never a failed request. */
@@ -132,7 +126,7 @@ export class Clusters {
       throw e;
     }
     const ticket = this.deps.hub.register(() => openSpeakingFirst(() => link.open()), { eager: true, sentForViewer: RFB_38_CLIENT_VERSION });
-    this.deps.viewers.adopt({ id: ticket.id, connectionId, display: link.info.display, counters: ticket.counters, release: registerSecret(otp), jobId, ...(link.info.gpuUuid ? { renderGpuUuid: link.info.gpuUuid } : {}) });
+    this.deps.viewers.adopt({ id: ticket.id, connectionId, display: link.info.display, counters: ticket.counters, release: registerSecret(otp), jobId, ...(link.info.gpuUuid ? { renderGpuUuid: link.info.gpuUuid } : {}) }, login.scope);
     return {
       viewerId: ticket.id,
       url: `${this.deps.channelBase()}${ticket.path}`,

@@ -10,6 +10,7 @@ import type { Emit, HandlersOf } from '../../../shared/contract';
 import type { ConnectionView, Profile } from '../../../shared/models';
 import type { PromptBroker } from '../prompts';
 import { appConnectOptions, type AppConnectDeps, type PasswordState } from './appConnectOptions';
+import { ConnectionScope } from '../connectionScope';
 
 /** The longest a viewer's round-trip probe waits (video mode's link signal). */
 const RTT_PROBE_MS = 3000;
@@ -28,6 +29,8 @@ export interface LiveConnection {
   readonly typed: string[];
   /** "hop fingerprint" of host keys the person accepted for this connection: a key-only proving login trusts them too. */
   readonly accepted: Set<string>;
+  /** What the connection owns: each service adds what it opens here, and all of it goes when the connection closes. */
+  readonly scope: ConnectionScope;
 }
 
 interface Entry {
@@ -41,10 +44,8 @@ interface Entry {
   live: LiveConnection | null;
   /** One SFTP session per link; a reconnect starts a new one. */
   sftp: Promise<SFTPWrapper> | null;
+  scope: ConnectionScope;
 }
-
-/** A service's part of closing a connection, run before the SSH connection goes (in registration order). */
-export type CloseHook = (c: LiveConnection) => Promise<void> | void;
 
 export interface ConnectionsDeps extends AppConnectDeps {
   emit: Emit;
@@ -58,12 +59,11 @@ export interface ConnectionsDeps extends AppConnectDeps {
 
 /**
  * Open, dial and close: one live connection per profile, its prompts, remembered passwords and SFTP
- * session. Services register what they hold per connection with `onClose` and are told of each
- * reconnect with `onReady`; nothing else reaches into a connection's record.
+ * session. Services add what they open for a connection to its scope (connectionScope.ts) and are told
+ * of each reconnect with `onReady`; nothing else reaches into a connection's record.
  */
 export class Connections {
   private readonly entries = new Map<string, Entry>();
-  private readonly closeHooks: CloseHook[] = [];
   private readonly closedHooks: (() => Promise<void> | void)[] = [];
   private readonly readyHooks: ((c: LiveConnection) => void)[] = [];
 
@@ -77,11 +77,6 @@ export class Connections {
     };
   }
 
-  /** Runs on close, before the SSH connection goes: each service lets go of its part. */
-  onClose(hook: CloseHook): void {
-    this.closeHooks.push(hook);
-  }
-
   /** Runs once a closed connection is gone from the list (services announce what is left). */
   onClosed(hook: () => Promise<void> | void): void {
     this.closedHooks.push(hook);
@@ -90,6 +85,18 @@ export class Connections {
   /** Runs each time a connection comes back after a drop (same local ports; the services behind may differ). */
   onReady(hook: (c: LiveConnection) => void): void {
     this.readyHooks.push(hook);
+  }
+
+  /**
+   * What the connection owns. A connection that is gone has a scope already disposed: whatever a late
+   * reply adds for it is let go of at once.
+   */
+  scope(connectionId: string): ConnectionScope {
+    const e = this.entries.get(connectionId);
+    if (e) return e.scope;
+    const gone = new ConnectionScope(this.deps.log, connectionId);
+    void gone.dispose();
+    return gone;
   }
 
   /** The connection, ready for work; else a NOT_CONNECTED error the person can act on. */
@@ -146,7 +153,11 @@ export class Connections {
       const p = e.live!.conn.sftp();
       e.sftp = p;
       p.then(
-        (s) => s.once('close', () => { if (e.sftp === p) e.sftp = null; }),
+        (s) => {
+          // The server's sftp-server ends with its channel.
+          const remove = e.scope.add(() => s.end());
+          s.once('close', () => { remove(); if (e.sftp === p) e.sftp = null; });
+        },
         () => { if (e.sftp === p) e.sftp = null; },
       );
     }
@@ -161,11 +172,8 @@ export class Connections {
     const e = this.entries.get(connectionId);
     if (!e) return;
     this.deps.prompts.cancelFor(connectionId);
-    if (e.live) {
-      for (const hook of this.closeHooks) await hook(e.live);
-      await e.live.tunnels.closeAll();
-      await e.live.conn.close();
-    }
+    // Newest first: what the services opened over the link, then its listeners, then the link.
+    await e.scope.dispose();
     e.state = 'closed';
     this.deps.emit('connection.state', this.view(e));
     this.entries.delete(connectionId);
@@ -188,12 +196,15 @@ export class Connections {
     }
     const id = `c${randomBytes(6).toString('hex')}`;
     const label = `${profile.user ? `${profile.user}@` : ''}${profile.host}${profile.port === 22 ? '' : `:${profile.port}`}`;
-    const e: Entry = { id, profile, label, state: 'connecting', error: null, typed: [], accepted: new Set(), live: null, sftp: null };
+    const e: Entry = { id, profile, label, state: 'connecting', error: null, typed: [], accepted: new Set(), live: null, sftp: null, scope: new ConnectionScope(this.deps.log, label) };
     this.entries.set(id, e);
     this.deps.emit('connection.state', this.view(e));
     try {
       const { conn, options } = await this.dial(profile, e);
-      const live: LiveConnection = { id, profile, label, conn, options, tunnels: new TunnelManager(conn), typed: e.typed, accepted: e.accepted };
+      const live: LiveConnection = { id, profile, label, conn, options, tunnels: new TunnelManager(conn), typed: e.typed, accepted: e.accepted, scope: e.scope };
+      // Added first, so gone last: every listener and channel the services open rides on the link.
+      e.scope.add(() => conn.close());
+      e.scope.add(() => live.tunnels.closeAll());
       e.live = live;
       e.state = 'ready';
       conn.on('state', (ev: ConnectionStateEvent) => {
@@ -215,6 +226,7 @@ export class Connections {
       this.deps.prompts.cancelFor(id);
       this.deps.emit('connection.state', this.view(e));
       this.entries.delete(id);
+      await e.scope.dispose();
       throw err;
     }
   }

@@ -2,10 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { GpuDeskError } from '../../errors';
 import { desktopRunState, runInDesktop, stopDesktopRun, type DesktopRun, type RunShell } from '../../remote/desktopRun';
 import type { HandlersOf } from '../../../shared/contract';
+import type { ConnectionScope } from '../connectionScope';
 
 export interface DesktopRunsDeps {
   /** The server's live connection (throws NOT_CONNECTED when it is not). */
   shell(connectionId: string): RunShell;
+  /** The connection's scope: the window can no longer ask about its runs once it closed. */
+  scope(connectionId: string): ConnectionScope;
   log(line: string): void;
 }
 
@@ -30,6 +33,8 @@ export class DesktopRuns {
         const r = await runInDesktop(this.deps.shell(connectionId), display, command, virtualgl);
         const runId = `run-${randomBytes(8).toString('hex')}`;
         this.runs.set(runId, { ...r, connectionId, display });
+        // The program goes on on the server; only what the window may ask about it goes.
+        this.deps.scope(connectionId).add(() => void this.runs.delete(runId));
         this.deps.log(`run in desktop :${display}: started, pid ${r.pid}${r.vglrun ? ' under vglrun' : ''}`);
         return { runId, display, vglrun: r.vglrun };
       },
@@ -43,11 +48,6 @@ export class DesktopRuns {
         this.deps.log(`run in desktop :${r.display}: stopped, pid ${r.pid}`);
       },
     };
-  }
-
-  /** A closed connection's runs go on on the server; the window can no longer ask about them. */
-  forget(connectionId: string): void {
-    for (const [id, r] of this.runs) if (r.connectionId === connectionId) this.runs.delete(id);
   }
 
   private run(runId: string): Run {

@@ -6,6 +6,7 @@ import { channelOpen, unlink } from '../../files/sftpOps';
 import type { Emit, HandlersOf, ParsedInput } from '../../../shared/contract';
 import type { UploadTicket } from '../../../shared/models';
 import path from 'node:path';
+import type { ConnectionScope } from '../connectionScope';
 
 interface Upload {
   connectionId: string;
@@ -15,11 +16,15 @@ interface Upload {
   queue: ChunkQueue;
   abort: AbortController;
   done: Promise<{ path: string; bytes: number }>;
+  /** Takes the upload out of its connection's scope once it finished or was cancelled. */
+  unscope: () => void;
 }
 
 export interface FileTransferDeps {
   /** The connection's SFTP session (opened once, again after a reconnect). */
   sftp(connectionId: string): Promise<SFTPWrapper>;
+  /** The connection's scope: its uploads are cancelled with it. */
+  scope(connectionId: string): ConnectionScope;
   emit: Emit;
   /** A folder on this computer to save into (a native dialog in the app); null: the user cancelled. */
   chooseSaveFolder?(): Promise<string | null>;
@@ -79,17 +84,10 @@ export class FileTransfers {
           return await u.done;
         } finally {
           this.uploads.delete(uploadId);
+          u.unscope();
         }
       },
-      'files.uploadCancel': async ({ uploadId }) => {
-        const u = this.uploads.get(uploadId);
-        if (!u) return;
-        u.abort.abort();
-        u.queue.fail(new GpuDeskError('CANCELLED', 'The upload was cancelled', 'drop the file again to upload it'));
-        // Resolves once the part file is gone from the server.
-        await u.done.catch(() => {});
-        this.uploads.delete(uploadId);
-      },
+      'files.uploadCancel': ({ uploadId }) => this.cancel(uploadId),
       'files.download': async ({ connectionId, path: remote }) => {
         if (!this.deps.chooseSaveFolder) throw new GpuDeskError('BAD_ARGUMENT', 'Saving files is not available here', 'use the desktop app');
         const sftp = await this.sftp(connectionId);
@@ -98,6 +96,17 @@ export class FileTransfers {
         return downloadToFolder(sftp, remote, folder);
       },
     };
+  }
+
+  private async cancel(uploadId: string): Promise<void> {
+    const u = this.uploads.get(uploadId);
+    if (!u) return;
+    u.unscope();
+    u.abort.abort();
+    u.queue.fail(new GpuDeskError('CANCELLED', 'The upload was cancelled', 'drop the file again to upload it'));
+    // Resolves once the part file is gone from the server.
+    await u.done.catch(() => {});
+    this.uploads.delete(uploadId);
   }
 
   private upload(uploadId: string): Upload {
@@ -138,17 +147,14 @@ export class FileTransfers {
         const left = this.leftParts.get(connectionId) ?? new Set<string>();
         left.add(part);
         this.leftParts.set(connectionId, left);
+        // Only this connection's next SFTP use removes them: a closed one has none.
+        this.deps.scope(connectionId).once('upload part files', () => void this.leftParts.delete(connectionId));
       }
     });
-    this.uploads.set(uploadId, { connectionId, total: size, received: 0, queue, abort, done });
+    const u: Upload = { connectionId, total: size, received: 0, queue, abort, done, unscope: () => {} };
+    this.uploads.set(uploadId, u);
+    u.unscope = this.deps.scope(connectionId).add(() => this.cancel(uploadId));
     if (size === 0) this.deps.emit('files.progress', { uploadId, bytes: 0, total: 0 });
     return { uploadId, folder: dir, path: path.posix.join(dir, name) };
-  }
-
-  /** Cancels what a closed connection was uploading. */
-  async dropConnection(connectionId: string): Promise<void> {
-    for (const [id, u] of [...this.uploads]) {
-      if (u.connectionId === connectionId) await this.handlers()['files.uploadCancel']({ uploadId: id });
-    }
   }
 }

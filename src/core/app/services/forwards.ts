@@ -6,6 +6,8 @@ import type { HttpChecks } from './httpChecks';
 
 interface Forward {
   connectionId: string;
+  /** Takes the forward out of its connection's scope once it closed on its own. */
+  unscope: () => void;
 }
 
 export interface ForwardsDeps {
@@ -33,9 +35,7 @@ export class Forwards {
       },
       'forwards.close': async ({ forwardId }) => {
         const f = this.byId(forwardId);
-        this.forwards.delete(forwardId);
-        this.deps.http.drop(f.connectionId, forwardId);
-        await this.connection(f.connectionId)?.tunnels.close(forwardId);
+        await this.close(this.connection(f.connectionId), forwardId);
         this.deps.emit('forwards.changed', this.views());
       },
     };
@@ -46,9 +46,14 @@ export class Forwards {
     for (const [id, f] of this.forwards) if (f.connectionId === c.id) void this.check(c, id);
   }
 
-  /** The connection is closing: its forwards go with its listeners. */
-  forget(connectionId: string): void {
-    for (const [id, f] of [...this.forwards]) if (f.connectionId === connectionId) this.forwards.delete(id);
+  /** The forward's listener, its HTTP answer and its place in the connection's scope. */
+  private async close(c: LiveConnection | undefined, id: string): Promise<void> {
+    const f = this.forwards.get(id);
+    if (!f) return;
+    this.forwards.delete(id);
+    f.unscope();
+    this.deps.http.drop(f.connectionId, id);
+    await c?.tunnels.close(id);
   }
 
   announce(): void {
@@ -71,15 +76,14 @@ export class Forwards {
           continue;
         }
         const info = await c.tunnels.openForward({ localPort: spec.localPort, remoteHost: spec.remoteHost, remotePort: spec.remotePort });
-        this.forwards.set(info.id, { connectionId });
+        const f: Forward = { connectionId, unscope: () => {} };
+        this.forwards.set(info.id, f);
+        f.unscope = c.scope.add(() => this.close(c, info.id));
         ids.push(info.id);
         opened.push(info.id);
       }
     } catch (e) {
-      for (const id of opened) {
-        this.forwards.delete(id);
-        await c.tunnels.close(id);
-      }
+      for (const id of opened) await this.close(c, id);
       throw e;
     }
     this.deps.emit('forwards.changed', this.views());

@@ -4,7 +4,8 @@ export type HttpState = 'checking' | 'yes' | 'no';
 
 /**
  * Whether each forward speaks HTTP, by connection: asked when a forward opens and again after each
- * reconnect (the service behind may have come or gone), and dropped with its connection.
+ * reconnect (the service behind may have come or gone), and dropped with its forward (which its
+ * connection's scope closes).
  */
 export class HttpChecks {
   private readonly byConnection = new Map<string, Map<string, HttpState>>();
@@ -32,13 +33,11 @@ export class HttpChecks {
     return v;
   }
 
+  /** The forward closed (by itself or with its connection's scope): what was known of it goes, and its connection's entry with the last one. */
   drop(connectionId: string, forwardId: string): void {
-    this.byConnection.get(connectionId)?.delete(forwardId);
-  }
-
-  /** The connection closed: everything known about its forwards goes. */
-  forget(connectionId: string): void {
-    this.byConnection.delete(connectionId);
+    const states = this.byConnection.get(connectionId);
+    states?.delete(forwardId);
+    if (states?.size === 0) this.byConnection.delete(connectionId);
   }
 
   /** How many forwards are remembered, over all connections (tests: the cache does not outlive them). */

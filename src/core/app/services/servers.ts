@@ -57,19 +57,17 @@ export class Servers {
         this.deps.desktops.killed(host, display);
       },
       'setup.plan': async ({ connectionId, options }) => {
-        const plan = await this.deps.remote.plan(this.deps.ready(connectionId).conn, options);
-        return { ...planView(plan), ...(plan.carry ? { carried: true } : {}), planId: this.plans.keep(connectionId, plan) };
+        const c = this.deps.ready(connectionId);
+        const plan = await this.deps.remote.plan(c.conn, options);
+        // A plan is for the connection it was made on: it goes with it.
+        c.scope.once('setup plans', () => this.plans.forget(connectionId));
+        return { ...planView(plan), ...(plan.carry ? { carried: true } : {}), ...(plan.review ? { review: plan.review } : {}), planId: this.plans.keep(connectionId, plan) };
       },
       'setup.apply': (i) => this.apply(i),
     };
   }
 
-  /** The connection closed: its set-up plans go (its desktops' passwords go with DesktopEndpoints.forget). */
-  forget(connectionId: string): void {
-    this.plans.forget(connectionId);
-  }
-
-  private async apply({ connectionId, runId, sudoPassword, planId }: ParsedInput<'setup.apply'>) {
+  private async apply({ connectionId, runId, sudoPassword, planId, fromStepId }: ParsedInput<'setup.apply'>) {
     const c = this.deps.ready(connectionId);
     registerSecret(sudoPassword);
     // Exactly the plan the window showed, as core made it: the window sends only its id. Each step
@@ -77,10 +75,12 @@ export class Servers {
     const plan = this.plans.take(planId, connectionId);
     const result = await this.deps.remote.apply(c.conn, plan, {
       sudoPassword,
+      ...(fromStepId ? { fromStepId } : {}),
       onProgress: (p) => this.deps.emit('setup.progress', progressView(runId, p)),
       // Packages the desk carries (no route to GitHub from the server): the wizard's progress bar.
       onTransfer: (t) => this.deps.emit('setup.progress', { runId, stepId: t.stepId, status: 'running', transfer: { bytes: t.bytes, total: t.total } }),
     });
-    return resultView(result);
+    // A failed run's plan is shown again for Retry: the same reviewed commands, from the step that failed.
+    return result.ok ? resultView(result) : { ...resultView(result), retryPlanId: this.plans.keep(connectionId, plan) };
   }
 }

@@ -20,6 +20,8 @@ interface TunnelState {
   jobTunnels: Map<string, OpenJobTunnel>;
   /** Display tunnel id → the redaction of the password shown with it, dropped when it closes. */
   passwords: Map<string, () => void>;
+  /** Tunnel id → takes it out of its connection's scope once it closed on its own. */
+  unscope: Map<string, () => void>;
 }
 
 export interface TunnelsDeps {
@@ -49,33 +51,34 @@ export class Tunnels {
       'tunnels.list': async () => this.views(),
       'tunnels.open': (i) => this.open(i),
       'tunnels.close': async ({ tunnelId }) => {
-        for (const c of this.deps.connections.all()) {
-          const s = this.of(c.id);
-          const jt = s.jobTunnels.get(tunnelId);
-          if (jt) await this.closeJobTunnel(s, tunnelId, jt);
-          const t = c.tunnels.get(tunnelId);
-          if (!t) continue;
-          for (const fid of s.forwardTunnels.get(tunnelId) ?? []) {
-            this.deps.http.drop(c.id, fid);
-            await c.tunnels.close(fid);
-          }
-          s.forwardTunnels.delete(tunnelId);
-          s.passwords.get(tunnelId)?.();
-          s.passwords.delete(tunnelId);
-          await c.tunnels.close(tunnelId);
-        }
+        for (const c of this.deps.connections.all()) await this.close(c, this.of(c), tunnelId);
         this.deps.emit('tunnels.changed', await this.views());
       },
       'tunnels.openSaved': ({ profileId, jobId }) => this.openSaved(profileId, jobId),
     };
   }
 
-  /** The connection is closing: its job tunnels go (the display tunnels go with its listeners). */
-  async forget(connectionId: string): Promise<void> {
-    const s = this.state.get(connectionId);
-    this.state.delete(connectionId);
-    for (const release of s?.passwords.values() ?? []) release();
-    for (const [tid, jt] of [...(s?.jobTunnels ?? [])]) await this.closeJobTunnel(s!, tid, jt);
+  /** A display tunnel with its forwards and its password, or a job's tunnel with its node link. */
+  private async close(c: LiveConnection, s: TunnelState, tunnelId: string): Promise<void> {
+    const jt = s.jobTunnels.get(tunnelId);
+    if (jt) await this.closeJobTunnel(s, tunnelId, jt);
+    const t = c.tunnels.get(tunnelId);
+    if (!t) return;
+    s.unscope.get(tunnelId)?.();
+    s.unscope.delete(tunnelId);
+    for (const fid of s.forwardTunnels.get(tunnelId) ?? []) {
+      this.deps.http.drop(c.id, fid);
+      await c.tunnels.close(fid);
+    }
+    s.forwardTunnels.delete(tunnelId);
+    s.passwords.get(tunnelId)?.();
+    s.passwords.delete(tunnelId);
+    await c.tunnels.close(tunnelId);
+  }
+
+  /** The tunnel goes when its connection does (set up in the state first: the scope may close it at once). */
+  private scoped(c: LiveConnection, s: TunnelState, tunnelId: string): void {
+    s.unscope.set(tunnelId, c.scope.add(() => this.close(c, s, tunnelId)));
   }
 
   /** Same local ports after a reconnect; whether the services behind the forwards answer is asked again. */
@@ -96,11 +99,12 @@ export class Tunnels {
     this.deps.emit('tunnels.changed', await this.views());
   }
 
-  private of(connectionId: string): TunnelState {
-    let s = this.state.get(connectionId);
+  private of(c: LiveConnection): TunnelState {
+    let s = this.state.get(c.id);
     if (!s) {
-      s = { forwardTunnels: new Map(), jobTunnels: new Map(), passwords: new Map() };
-      this.state.set(connectionId, s);
+      s = { forwardTunnels: new Map(), jobTunnels: new Map(), passwords: new Map(), unscope: new Map() };
+      this.state.set(c.id, s);
+      c.scope.once('tunnels', () => void this.state.delete(c.id));
     }
     return s;
   }
@@ -128,10 +132,11 @@ export class Tunnels {
       desk.release();
       throw e;
     }
-    const s = this.of(connectionId);
+    const s = this.of(c);
     s.forwardTunnels.set(info.id, fids);
     // Shown to the person for their viewer (as TurboVNC's session manager does); kept out of logs while the tunnel is open.
     s.passwords.set(info.id, desk.release);
+    this.scoped(c, s, info.id);
     this.checkHttp(c, fids);
     const views = await this.views();
     this.deps.emit('tunnels.changed', views);
@@ -159,7 +164,7 @@ export class Tunnels {
       if (pw.passwordKind === 'otp') this.deps.desktops.replacedOneTime(c.id, display);
       if (!pw.password) return existing;
       const release = registerSecret(pw.password);
-      const s = this.of(c.id);
+      const s = this.of(c);
       const before = s.passwords.get(existing.id);
       s.passwords.set(existing.id, () => { before?.(); release(); });
       return { ...existing, oneTimePassword: pw.password };
@@ -173,7 +178,7 @@ export class Tunnels {
   /** The same tunnel-only mode as `gpu-desk tunnel <cluster> --job ID`, with a one-time password for the viewer. */
   private async openJob(c: LiveConnection, jobId?: string): Promise<SavedTunnelView> {
     const job = await runningDesktopJob(c.conn, c.profile.name, jobId);
-    const s = this.of(c.id);
+    const s = this.of(c);
     let tid = [...s.jobTunnels].find(([, jt]) => jt.jobId === job.jobId)?.[0];
     let otp: string;
     let release: () => void;
@@ -182,6 +187,7 @@ export class Tunnels {
       tid = desk.info.id;
       s.jobTunnels.set(tid, { link: desk.link!, tunnels: desk.tunnels, info: desk.info, jobId: job.jobId, release: () => {} });
       s.forwardTunnels.set(tid, []);
+      this.scoped(c, s, tid);
       otp = desk.password!;
       release = desk.release;
     } else {
@@ -207,6 +213,8 @@ export class Tunnels {
   private async closeJobTunnel(s: TunnelState, tunnelId: string, jt: OpenJobTunnel): Promise<void> {
     s.jobTunnels.delete(tunnelId);
     s.forwardTunnels.delete(tunnelId);
+    s.unscope.get(tunnelId)?.();
+    s.unscope.delete(tunnelId);
     jt.release();
     await jt.tunnels.closeAll();
     await jt.link.close().catch(() => {});

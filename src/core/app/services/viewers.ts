@@ -12,6 +12,7 @@ import type { RemoteOps } from '../remoteOps';
 import { VideoStreams, type VideoEncoderChoice, type VideoTarget } from './videoStreams';
 import type { VideoStreamSession } from '../../video/videoStream';
 import type { LiveConnection } from './connections';
+import type { ConnectionScope } from '../connectionScope';
 import { desktopMachine, gpuSource } from '../gpuSource';
 import { gpuFiguresView } from '../views';
 import { queryGpuFigures } from '../../remote/gpuFigures';
@@ -29,10 +30,12 @@ interface Viewer {
   jobId?: string;
   /** For a job's desktop: the UUID of the GPU it renders on (the job's first allocated GPU). */
   renderGpuUuid?: string;
+  /** Takes the viewer out of its connection's scope once it closed on its own. */
+  unscope?: () => void;
 }
 
 /** A viewer that another service opened (a job's desktop): the hub's ticket and what it holds. */
-export type AdoptedViewer = Omit<Viewer, 'password'>;
+export type AdoptedViewer = Omit<Viewer, 'password' | 'unscope'>;
 
 export interface ViewersDeps {
   hub: ChannelHub;
@@ -101,8 +104,19 @@ export class Viewers {
     return desktopMachine(v, { connection: (id) => this.deps.ready(id).conn, jobNode: (j) => this.deps.jobNode(j) });
   }
 
-  adopt(v: AdoptedViewer): void {
+  /** A viewer another service opened (a job's desktop), owned by the login connection's scope like the app's own. */
+  adopt(v: AdoptedViewer, scope: ConnectionScope): void {
+    this.keep(v, scope);
+  }
+
+  /**
+   * The viewer goes with its connection; its video streams go with it (close). Another login may see
+   * another ffmpeg, so the server's encoders are asked again after the connection went.
+   */
+  private keep(v: Viewer, scope: ConnectionScope): void {
     this.viewers.set(v.id, v);
+    v.unscope = scope.add(() => this.close(v.id));
+    scope.once('video encoders', () => this.video.forgetMachine(v.connectionId));
   }
 
   /** Where a viewer's video encoder runs: the server itself, or a job's compute node. */
@@ -119,6 +133,7 @@ export class Viewers {
     this.deps.hub.revoke(viewerId);
     const v = this.viewers.get(viewerId);
     v?.release();
+    v?.unscope?.();
     this.viewers.delete(viewerId);
     if (v?.jobId) this.deps.closeJobLink(v.jobId);
   }
@@ -129,12 +144,6 @@ export class Viewers {
 
   closeJob(jobId: string): void {
     for (const v of [...this.viewers.values()]) if (v.jobId === jobId) this.close(v.id);
-  }
-
-  closeConnection(connectionId: string): void {
-    for (const v of [...this.viewers.values()]) if (v.connectionId === connectionId) this.close(v.id);
-    // Another login may see another ffmpeg: the machine's encoders are asked again next time.
-    this.video.forgetMachine(connectionId);
   }
 
   private viewer(viewerId: string): Viewer {
@@ -185,7 +194,7 @@ export class Viewers {
     const pw = later ? null : desktops.takePassword(connectionId, display);
     // A stored password for a remembered endpoint waits for the check too (asked for like a late OTP).
     const password = later ? gated(later.value) : pw && confirmed ? gated(Promise.resolve(pw.password)) : null;
-    this.viewers.set(ticket.id, { id: ticket.id, connectionId, display, counters: ticket.counters, release: later?.release ?? (pw?.once ? pw.release : () => {}), ...(password ? { password } : {}) });
+    this.keep({ id: ticket.id, connectionId, display, counters: ticket.counters, release: later?.release ?? (pw?.once ? pw.release : () => {}), ...(password ? { password } : {}) }, l.scope);
     return {
       viewerId: ticket.id,
       url: `${this.deps.channelBase()}${ticket.path}`,

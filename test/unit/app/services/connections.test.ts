@@ -71,13 +71,13 @@ describe('connections service (fake SSH layer)', () => {
     expect(w.states()).toEqual(['connecting', 'ready', 'reconnecting', 'ready']);
   });
 
-  it('closing runs each service\'s hook in order before the SSH connection goes, then the closed hooks; the SFTP session is per link', async () => {
+  it('closing disposes what the services added to its scope, newest first, before the SSH connection goes, then the closed hooks; the SFTP session is per link', async () => {
     const w = wire();
     const order: string[] = [];
-    w.c.onClose(() => void order.push(`viewers (ssh closed: ${w.dialed[0].closed})`));
-    w.c.onClose(async () => { await new Promise((r) => setTimeout(r, 5)); order.push('files'); });
     w.c.onClosed(() => void order.push(`announce (listed: ${w.c.all().length})`));
     const v = await w.c.open('p1');
+    w.c.scope(v.id).add(async () => { await new Promise((r) => setTimeout(r, 5)); order.push('files'); });
+    w.c.scope(v.id).add(() => void order.push(`viewers (ssh closed: ${w.dialed[0].closed})`));
     const s1 = await w.c.sftp(v.id);
     expect(await w.c.sftp(v.id)).toBe(s1);
     w.dialed[0].drop();

@@ -3,16 +3,16 @@ import type { Duplex } from 'node:stream';
 import { GpuDeskError } from '../../../../src/core/errors';
 import type { SshConnection } from '../../../../src/core/ssh/connection';
 import { TunnelManager } from '../../../../src/core/tunnels/tunnelManager';
-import type { CloseHook, LiveConnection } from '../../../../src/core/app/services/connections';
+import type { LiveConnection } from '../../../../src/core/app/services/connections';
+import { ConnectionScope } from '../../../../src/core/app/connectionScope';
 import type { Profile } from '../../../../src/shared/models';
 
 /**
  * The connection layer without SSH: each "server" is this machine, a forwardOut a plain TCP
- * connection to 127.0.0.1, and close runs the registered hooks like Connections does.
+ * connection to 127.0.0.1, and close disposes the connection's scope like Connections does.
  */
 export class FakeConnections {
   private readonly live = new Map<string, LiveConnection>();
-  private readonly hooks: CloseHook[] = [];
   private readonly readyHooks: ((c: LiveConnection) => void)[] = [];
   readonly closed: string[] = [];
   readonly commands: string[] = [];
@@ -40,7 +40,9 @@ export class FakeConnections {
       tunnels: new TunnelManager(conn),
       typed: [],
       accepted: new Set(),
+      scope: new ConnectionScope(),
     };
+    c.scope.add(() => c.tunnels.closeAll());
     this.live.set(id, c);
     return c;
   }
@@ -57,9 +59,14 @@ export class FakeConnections {
 
   rttMs = (id: string): number | null => this.live.get(id)?.conn.rttMs ?? null;
 
-  onClose(h: CloseHook): void {
-    this.hooks.push(h);
-  }
+  /** As Connections.scope: a connection that is gone has one already disposed. */
+  scope = (id: string): ConnectionScope => {
+    const s = this.live.get(id)?.scope;
+    if (s) return s;
+    const gone = new ConnectionScope();
+    void gone.dispose();
+    return gone;
+  };
 
   onReady(h: (c: LiveConnection) => void): void {
     this.readyHooks.push(h);
@@ -73,8 +80,7 @@ export class FakeConnections {
   async close(id: string): Promise<void> {
     const c = this.live.get(id);
     if (!c) return;
-    for (const h of this.hooks) await h(c);
-    await c.tunnels.closeAll();
+    await c.scope.dispose();
     this.live.delete(id);
     this.closed.push(id);
   }

@@ -34,10 +34,7 @@ function wire() {
   const remote = { endpoint: async () => ({ kind: 'tcp', host: '127.0.0.1', port: vncPort, flavor: null, owner: { kind: 'mine' } }) } as unknown as RemoteOps;
   const forwards = new Forwards({ emit, connections, http: checks });
   const tunnels = new Tunnels({ remote, emit, connections, http: checks, desktops: { sessionPassword: () => null, replacedOneTime: () => {} }, openForwards: (id) => forwards.open(id) });
-  // As createAppCore wires them.
-  connections.onClose((c) => tunnels.forget(c.id));
-  connections.onClose((c) => forwards.forget(c.id));
-  connections.onClose((c) => checks.forget(c.id));
+  // As createAppCore wires them (what each opens goes with its connection's scope).
   connections.onReady((c) => forwards.recheck(c));
   connections.onReady((c) => tunnels.recheck(c));
   return { events, connections, checks, forwards: forwards.handlers(), tunnels: tunnels.handlers() };

@@ -90,13 +90,10 @@ function serversAndViewers() {
   } as unknown as RemoteOps;
   const jobLinksClosed: string[] = [];
   const late = {} as { viewers: Viewers };
-  const desktops = new DesktopEndpoints({ lookUp: (conn, d) => remote.endpoint(conn, d) });
+  const desktops = new DesktopEndpoints({ lookUp: (conn, d) => remote.endpoint(conn, d), scope: connections.scope });
   const servers = new Servers({ remote, emit: () => {}, ready: connections.ready, desktops, closeDisplay: (c, d) => late.viewers.closeDisplay(c, d) });
   const viewers = new Viewers({ hub, channelBase: () => 'ws://127.0.0.1:9', remote, ready: connections.ready, rttMs: connections.rttMs, measureRtt: async (id) => connections.rttMs(id), jobNode: () => undefined, encoders: async () => ({ best: 'libx264' }), desktops, log: () => {}, closeJobLink: (j) => void jobLinksClosed.push(j) });
   late.viewers = viewers;
-  connections.onClose((c) => viewers.closeConnection(c.id));
-  connections.onClose((c) => servers.forget(c.id));
-  connections.onClose((c) => desktops.forget(c.id));
   return { connections, servers, viewers, desktops, s: servers.handlers(), v: viewers.handlers(), revoked, otps, jobLinksClosed };
 }
 
@@ -130,8 +127,8 @@ describe('servers and viewers services (fake connection layer)', () => {
 
   it("a job's viewer closes its node link with it", () => {
     const w = serversAndViewers();
-    w.connections.add('c2');
-    w.viewers.adopt({ id: 'jv', connectionId: 'c2', display: 1, counters: { bytesIn: 0, bytesOut: 0, open: false }, release: () => {}, jobId: '4711' });
+    const c2 = w.connections.add('c2');
+    w.viewers.adopt({ id: 'jv', connectionId: 'c2', display: 1, counters: { bytesIn: 0, bytesOut: 0, open: false }, release: () => {}, jobId: '4711' }, c2.scope);
     expect(() => w.viewers.imageTarget('jv')).toThrow(/cluster job's desktop/);
     w.viewers.closeJob('4711');
     expect(w.jobLinksClosed).toEqual(['4711']);
@@ -182,7 +179,7 @@ describe('the HTTP checks cache', () => {
     const checks = new HttpChecks(() => new Promise<boolean>((r) => { answer = r; }));
     const pending = checks.check('c1', 'f1', 1);
     expect(checks.state('c1', 'f1')).toBe('checking');
-    checks.forget('c1');
+    checks.drop('c1', 'f1');
     answer(true);
     expect(await pending).toBe('yes');
     expect(checks.size()).toBe(0);

@@ -20,8 +20,8 @@ describe('set-up runs only the plan the window was shown', () => {
       plan: async () => ({ distro: 'debian-12', backend: 'egl', steps: [{ id: `step-${++n}` }], notes: [] }),
       apply: async (_c: unknown, plan: unknown) => { applied.push(plan); return { ok: true, steps: [] }; },
     } as unknown as RemoteOps;
-    const s = new Servers({ remote, emit: () => {}, ready: connections.ready, desktops: new DesktopEndpoints({ lookUp: async () => { throw new Error('not asked'); } }), closeDisplay: () => {} });
-    return { h: s.handlers(), applied, s };
+    const s = new Servers({ remote, emit: () => {}, ready: connections.ready, desktops: new DesktopEndpoints({ lookUp: async () => { throw new Error('not asked'); }, scope: connections.scope }), closeDisplay: () => {} });
+    return { h: s.handlers(), applied, connections };
   }
 
   it('applies exactly the plan shown under its id, once, on its own connection', async () => {
@@ -38,9 +38,11 @@ describe('set-up runs only the plan the window was shown', () => {
   });
 
   it('a closed connection takes its shown plans with it', async () => {
-    const { h, s } = servers();
+    const { h, connections } = servers();
     const shown = await h['setup.plan']({ connectionId: 'c1' });
-    s.forget('c1');
+    await connections.close('c1');
+    // The same id again, so the refusal is the plan's, not NOT_CONNECTED.
+    connections.add('c1');
     await expect(h['setup.apply']({ connectionId: 'c1', runId: 'r', sudoPassword: null, planId: shown.planId })).rejects.toMatchObject({ code: 'BAD_ARGUMENT' });
   });
 });
