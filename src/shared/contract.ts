@@ -214,9 +214,12 @@ export const methods = {
 
   /** The plan to review, with the id of exactly this plan: setup.apply runs only a plan shown. */
   'setup.plan': m(z.strictObject({ connectionId: id, options: setupOptions.optional() }), out<SetupPlanView & { planId: string }>()),
-  /** Runs the plan reviewed by the user (by its id); progress arrives as `setup.progress` events. */
+  /**
+   * Runs the plan reviewed by the user (by its id); progress arrives as `setup.progress` events.
+   * fromStepId: Retry after a failure, from that step on (the result's retryPlanId).
+   */
   'setup.apply': m(
-    z.strictObject({ connectionId: id, runId: id, sudoPassword: z.string().max(1024).nullable(), planId: id }),
+    z.strictObject({ connectionId: id, runId: id, sudoPassword: z.string().max(1024).nullable(), planId: id, fromStepId: id.optional() }),
     out<SetupResultView>(),
   ),
 

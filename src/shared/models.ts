@@ -275,6 +275,17 @@ export interface SetupPlanView {
   userInstall?: UserInstallSummaryView;
   /** true: the server cannot reach GitHub, so the desk downloads TurboVNC and VirtualGL and uploads them over SSH before the steps. */
   carried?: boolean;
+  /** Each step's check, run on the server when the plan was made (src/core/remote/planReview.ts). */
+  review?: SetupPlanReviewView;
+}
+
+export interface SetupPlanReviewView {
+  /** done: the step's check passes now, so the run skips it. */
+  status: Record<string, 'done' | 'pending'>;
+  /** Why each step is skipped or runs, as a key of the app's `setup` namespace (`reasons.<key>`), and in English. */
+  reasons: Record<string, TextKey & { text: string }>;
+  /** How the run gets root for the steps still to do: a password is asked only for 'password'. */
+  sudo: 'none' | 'root' | 'passwordless' | 'password';
 }
 
 export interface UserInstallSummaryView {
@@ -311,6 +322,8 @@ export interface SetupResultView {
   ok: boolean;
   steps: SetupStepResultView[];
   error?: ErrorValue & { stepId?: string };
+  /** After a failure: the same plan, shown again under this id, for Retry (from the failed step). */
+  retryPlanId?: string;
 }
 
 export interface ViewerTicket {

@@ -2,6 +2,7 @@ import type { SFTPWrapper } from 'ssh2';
 import type { SshSession } from '../ssh/types';
 import { queryGpus } from '../remote/gpuFigures';
 import { applyPlan, checkPlan } from '../remote/planRunner';
+import { reviewPlan, type PlanReview } from '../remote/planReview';
 import { probeServer, remoteOptRootFrom } from '../remote/probe';
 import { buildSetupPlan } from '../remote/setupPlan';
 import { userInstallPackages, wantsUserInstall } from '../remote/userInstall';
@@ -29,6 +30,8 @@ export type AppSetupPlan = SetupPlan & {
   carry?: Pick<ServerReport, 'arch' | 'os'> & { allowUnverified: boolean };
   /** Where the server cannot reach its distribution's mirror: the desk carries those packages too (userDepsCarry.ts). */
   carryDist?: Pick<ServerReport, 'os'>;
+  /** Each step's check when the plan was made, why it runs, and whether a sudo password will be needed. */
+  review?: PlanReview;
 };
 
 /** A session that also opens SFTP (the app's SshConnection): the carried packages go over it. */
@@ -49,7 +52,8 @@ export interface RemoteOps {
   /** Where display :n is reached on the server: the session's Unix socket, else its TCP port. */
   endpoint(s: SshSession, display: number): Promise<SessionEndpoint>;
   plan(s: SshSession, opts?: SetupOptions): Promise<AppSetupPlan>;
-  apply(s: SftpSession, plan: AppSetupPlan, opts: { sudoPassword: string | null; onProgress(p: PlanProgress): void; onTransfer?(t: CarryTransfer): void }): Promise<ApplyResult>;
+  /** fromStepId: a retry after a failure runs from that step on (the steps before it finished). */
+  apply(s: SftpSession, plan: AppSetupPlan, opts: { sudoPassword: string | null; fromStepId?: string; onProgress(p: PlanProgress): void; onTransfer?(t: CarryTransfer): void }): Promise<ApplyResult>;
 }
 
 export interface RemoteOpsOptions {
@@ -72,7 +76,8 @@ export function remoteOps(opts: RemoteOpsOptions = {}): RemoteOps {
     plan: async (s, o = {}) => {
       const report = await probeServer(s, { optRoot });
       const userInstall = wantsUserInstall(report, o.userInstall);
-      const plan = buildSetupPlan(report, { optRoot, ...o, userInstall });
+      const built = buildSetupPlan(report, { optRoot, ...o, userInstall });
+      const plan: AppSetupPlan = { ...built, review: await reviewPlan(s, built, report, optRoot) };
       const withDist: AppSetupPlan = userInstall && wantsDistCarry(report, false) ? { ...plan, carryDist: { os: report.os } } : plan;
       return userInstall && report.reach?.upstream === false && !o.packagesFrom ? { ...withDist, carry: { arch: report.arch, os: report.os, allowUnverified: o.allowUnverified ?? false } } : withDist;
     },
@@ -90,7 +95,9 @@ export function remoteOps(opts: RemoteOpsOptions = {}): RemoteOps {
         const steps = distCarrySteps(plan.steps.filter((st) => status[st.id] === 'pending').map((st) => st.id));
         if (steps.length > 0) await carryDistPackages(s, plan.carryDist, { stepIds: steps, onProgress: o.onProgress });
       }
-      return applyPlan(s, plan, { sudoPassword: o.sudoPassword ?? undefined, onProgress: o.onProgress });
+      const from = o.fromStepId ? plan.steps.findIndex((st) => st.id === o.fromStepId) : -1;
+      const only = from >= 0 ? plan.steps.slice(from).map((st) => st.id) : undefined;
+      return applyPlan(s, plan, { sudoPassword: o.sudoPassword ?? undefined, onProgress: o.onProgress, ...(only ? { only } : {}) });
     },
   };
 }

@@ -58,6 +58,28 @@ function tail(text: string, typed: readonly (string | undefined)[]): string {
   return redactSecrets(t, typed).trimEnd();
 }
 
+/**
+ * sudo -S asks again after a wrong password and, finding no second line on stdin, prints "no password
+ * was provided" — which reads as if none was sent. So the password is tried once on its own (`sudo -v`),
+ * before anything runs as root, and a refusal is said plainly, without sudo's retry lines.
+ */
+async function sudoRefusal(session: SshSession, password: string, step: PlanStep): Promise<{ code: string; message: string; fix: string } | null> {
+  const r = await session.exec(shellCommand(['sudo', '-S', '-k', '-p', '', '-v']), { stdin: `${password}\n`, timeoutMs: 60_000 });
+  if (r.code === 0) return null;
+  if (/may not run sudo|not in the sudoers|not allowed to/i.test(r.stderr)) {
+    return {
+      code: 'SUDO_FAILED',
+      message: `Your account may not use sudo on this server, so step "${step.title}" cannot run; nothing was run as root`,
+      fix: 'Ask an administrator for sudo rights, or install into your home instead (no administrator needed)',
+    };
+  }
+  return {
+    code: 'SUDO_FAILED',
+    message: `sudo refused the password (tried once, before step "${step.title}"); nothing was run as root`,
+    fix: 'Check the password (it is your account password on the server) and that your account may use sudo',
+  };
+}
+
 function sudoRefused(stderr: string): boolean {
   return /incorrect password attempt|a password is required|Sorry, try again|no password was provided|is not in the sudoers file|may not run sudo/i.test(stderr);
 }
@@ -78,6 +100,7 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
   const results: StepResult[] = steps.map((s) => ({ id: s.id, status: 'not-run', ms: 0, output: '' }));
   let isRootAlready: boolean | null = null;
   let passwordless: boolean | null = null;
+  let sudoChecked = false;
 
   const fail = (i: number, err: { code: string; message: string; fix?: string }): ApplyResult => {
     const step = steps[i];
@@ -111,6 +134,11 @@ export async function applyPlan(session: SshSession, plan: SetupPlan, opts: Appl
           message: `Step "${step.title}" needs root and no sudo password was given`,
           fix: 'Run the plan again and enter your sudo password when asked',
         });
+      }
+      if (step.needsRoot && !isRootAlready && opts.sudoPassword && !sudoChecked) {
+        const refused = await sudoRefusal(session, opts.sudoPassword, step);
+        if (refused) return fail(i, refused);
+        sudoChecked = true;
       }
       emit({ type: 'step-start', stepId: step.id, index: i, total });
       let output = '';

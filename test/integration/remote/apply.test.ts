@@ -209,7 +209,8 @@ describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
     expect(fs.statSync(marker).uid).toBe(0);
     fs.rmSync(marker);
 
-    expect(stdins).toEqual([`${password}\n`]);
+    // Twice, both times to sudo: once on its own (sudo -v, before anything runs as root), then for the step.
+    expect(stdins).toEqual([`${password}\n`, `${password}\n`]);
     const everything = [
       ...commands,
       JSON.stringify(res),
@@ -223,6 +224,9 @@ describe.runIf(isRoot)('apply the plan on the real bed (real sudo -S)', () => {
     expect(wrong.ok).toBe(false);
     expect(wrong.error?.code).toBe('SUDO_FAILED');
     expect(wrong.error?.message).toContain('refused the password');
+    // Said once, plainly: not sudo's second prompt finding no input ("no password was provided"), which read as if none was sent.
+    expect(JSON.stringify(wrong)).not.toMatch(/no password was provided|Sorry, try again/);
+    expect(wrong.steps[0].output).toBe('');
     expect(JSON.stringify(wrong)).not.toContain('not-the-password');
     expect(fs.existsSync(marker)).toBe(false);
 

@@ -61,13 +61,13 @@ export class Servers {
         const plan = await this.deps.remote.plan(c.conn, options);
         // A plan is for the connection it was made on: it goes with it.
         c.scope.once('setup plans', () => this.plans.forget(connectionId));
-        return { ...planView(plan), ...(plan.carry ? { carried: true } : {}), planId: this.plans.keep(connectionId, plan) };
+        return { ...planView(plan), ...(plan.carry ? { carried: true } : {}), ...(plan.review ? { review: plan.review } : {}), planId: this.plans.keep(connectionId, plan) };
       },
       'setup.apply': (i) => this.apply(i),
     };
   }
 
-  private async apply({ connectionId, runId, sudoPassword, planId }: ParsedInput<'setup.apply'>) {
+  private async apply({ connectionId, runId, sudoPassword, planId, fromStepId }: ParsedInput<'setup.apply'>) {
     const c = this.deps.ready(connectionId);
     registerSecret(sudoPassword);
     // Exactly the plan the window showed, as core made it: the window sends only its id. Each step
@@ -75,10 +75,12 @@ export class Servers {
     const plan = this.plans.take(planId, connectionId);
     const result = await this.deps.remote.apply(c.conn, plan, {
       sudoPassword,
+      ...(fromStepId ? { fromStepId } : {}),
       onProgress: (p) => this.deps.emit('setup.progress', progressView(runId, p)),
       // Packages the desk carries (no route to GitHub from the server): the wizard's progress bar.
       onTransfer: (t) => this.deps.emit('setup.progress', { runId, stepId: t.stepId, status: 'running', transfer: { bytes: t.bytes, total: t.total } }),
     });
-    return resultView(result);
+    // A failed run's plan is shown again for Retry: the same reviewed commands, from the step that failed.
+    return result.ok ? resultView(result) : { ...resultView(result), retryPlanId: this.plans.keep(connectionId, plan) };
   }
 }
