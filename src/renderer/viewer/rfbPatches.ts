@@ -15,6 +15,8 @@ import { patchTightPalette, type TightInternals } from './tightPalette';
  * - _display.pending: noVNC waits for every frame to finish decoding before parsing the next one;
  *   allowing a few frames in flight keeps the decoder busy while the next frame is parsed.
  * - _display.flip / _handleRect / _sendKeyEvent paths: counted for the HUD (fps, encoding, latency).
+ * - _fbWidth/_fbHeight, _updateScale, _display._targetCtx: the session's reads, through the helpers
+ *   below (framebufferSize, updateScale, drawOnScreen), so no other file reads a private field unlisted.
  */
 interface DisplayInternals {
   _renderQ: unknown[];
@@ -75,7 +77,7 @@ export function internals(rfb: RFB): RfbInternals {
 
 export function checkRfbInternals(rfb: RFB): void {
   const r = internals(rfb);
-  const missing = ['_sendEncodings', '_handleRect', '_updateScale', '_display', '_sock', '_FBU'].filter((k) => !(k in r));
+  const missing = ['_sendEncodings', '_handleRect', '_updateScale', '_display', '_sock', '_FBU', '_fbWidth', '_fbHeight'].filter((k) => !(k in r));
   for (const [file, keys] of Object.entries(READ_ELSEWHERE)) missing.push(...keys.filter((k) => !(k in r)).map((k) => `${k} (${file})`));
   const d = r._display as unknown as Record<string, unknown> | undefined;
   if (d) {
@@ -97,6 +99,27 @@ export function remotePointer(rfb: RFB): { x: number; y: number } | null {
 /** noVNC's screen element: on disconnect it leaves the page with its canvas and pixels intact. */
 export function screenElement(rfb: RFB): HTMLElement | null {
   return internals(rfb)._screen ?? null;
+}
+
+/** The remote screen's size in its pixels (0 × 0 until the server has said). */
+export function framebufferSize(rfb: RFB): { width: number; height: number } {
+  const r = internals(rfb);
+  return { width: r._fbWidth, height: r._fbHeight };
+}
+
+/** Sends the SetEncodings list now (ours: overrideEncodings). */
+export function sendEncodings(rfb: RFB): void {
+  internals(rfb)._sendEncodings();
+}
+
+/** Scales the canvas for the current settings again: noVNC does it only when scaleViewport flips. */
+export function updateScale(rfb: RFB): void {
+  internals(rfb)._updateScale();
+}
+
+/** A picture onto noVNC's visible canvas at the framebuffer's pixels (video mode's decoded frames). */
+export function drawOnScreen(rfb: RFB, image: CanvasImageSource): void {
+  internals(rfb)._display._targetCtx.drawImage(image, 0, 0);
 }
 
 /** Sends our SetEncodings list instead of noVNC's. */

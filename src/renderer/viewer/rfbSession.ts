@@ -2,7 +2,7 @@ import RFB from '@novnc/novnc';
 import type { ViewerPrefs, ViewerTicket } from '../../shared/models';
 import { CountingChannel } from './channel';
 import { ENC, encodingLabel, encodingList } from './encodings';
-import { checkRfbInternals, installDevicePixelScale, installDirectDraw, installFastPath, installHooks, installOffscreen, internals, offscreenContext, overrideEncodings, requestFullUpdate } from './rfbPatches';
+import { checkRfbInternals, drawOnScreen, framebufferSize, installDevicePixelScale, installDirectDraw, installFastPath, installHooks, installOffscreen, offscreenContext, overrideEncodings, requestFullUpdate, sendEncodings, updateScale } from './rfbPatches';
 import { loadJpegWasm } from './jpegWasm';
 import { SampleRing, median, type ViewerSample } from './stats';
 import { adaptStep, initialAdaptive, type AdaptiveState } from './adaptive';
@@ -110,8 +110,8 @@ export class ViewerSession {
       },
       onRectAt: (rect) => {
         if (!REAL_ENCODINGS.has(rect.encoding)) return;
-        const fb = internals(this.rfb);
-        this.lossy.fit(fb._fbWidth, fb._fbHeight);
+        const fb = framebufferSize(this.rfb);
+        this.lossy.fit(fb.width, fb.height);
         if (rect.encoding === ENC.copyRect && rect.from) this.lossy.copy(rect, rect.from.x, rect.from.y);
         else if (rect.jpeg) this.lossy.jpeg(rect);
         else this.lossy.exact(rect);
@@ -206,8 +206,8 @@ export class ViewerSession {
   private frameDrawn(now: number): void {
     this.lastUpdateAt = now;
     if (this.losslessPending) {
-      const r = internals(this.rfb);
-      if (this.fbuPixels >= r._fbWidth * r._fbHeight) {
+      const fb = framebufferSize(this.rfb);
+      if (this.fbuPixels >= fb.width * fb.height) {
         // The whole screen came lossless: what changes next is encoded as the user chose again.
         this.losslessPending = false;
         this.sendEncodings();
@@ -301,7 +301,7 @@ export class ViewerSession {
   }
 
   private sendEncodings(): void {
-    if (this.state === 'connected') internals(this.rfb)._sendEncodings();
+    if (this.state === 'connected') sendEncodings(this.rfb);
   }
 
   /** Applies preferences live: codec changes go out as a new SetEncodings, no reconnect. */
@@ -317,7 +317,7 @@ export class ViewerSession {
     this.rfb.clipViewport = false;
     this.rfb.dragViewport = false;
     // noVNC rescales only when scaleViewport flips; 1:1 and resize-remote differ at a fractional ratio too.
-    internals(this.rfb)._updateScale();
+    updateScale(this.rfb);
     // ?smooth: the browser's default sampling, only to measure what nearest sampling saves.
     if (this.opts.fastPath !== false && !new URLSearchParams(globalThis.location?.search ?? '').has('smooth')) this.setSampling(p.scale);
     if (codecChanged && this.state === 'connected') {
@@ -350,7 +350,7 @@ export class ViewerSession {
     const mq = matchMedia(`(resolution: ${globalThis.devicePixelRatio || 1}dppx)`);
     const onChange = () => {
       if (this.state === 'disconnected') return;
-      internals(this.rfb)._updateScale();
+      updateScale(this.rfb);
       if (this.opts.fastPath !== false) this.setSampling(this.prefs.scale);
       this.watchDevicePixelRatio();
     };
@@ -375,13 +375,12 @@ export class ViewerSession {
   }
 
   get framebufferSize(): { width: number; height: number } {
-    const r = internals(this.rfb);
-    return { width: r._fbWidth, height: r._fbHeight };
+    return framebufferSize(this.rfb);
   }
 
   /** A decoded video frame onto the viewer's own canvas, at the framebuffer's pixels. */
   drawVideoFrame(frame: VideoFrame): void {
-    internals(this.rfb)._display._targetCtx.drawImage(frame, 0, 0);
+    drawOnScreen(this.rfb, frame);
     this.countFrame(performance.now());
   }
 
