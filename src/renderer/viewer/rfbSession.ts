@@ -1,13 +1,11 @@
-import RFB from '@novnc/novnc';
+import type RFB from '@novnc/novnc';
 import type { ViewerPrefs, ViewerTicket } from '../../shared/models';
-import { CountingChannel } from './channel';
+import type { CountingChannel } from './channel';
 import { ENC, encodingLabel, encodingList } from './encodings';
-import { checkRfbInternals, drawOnScreen, framebufferSize, installDevicePixelScale, installDirectDraw, installFastPath, installHooks, installOffscreen, offscreenContext, overrideEncodings, requestFullUpdate, sendEncodings, updateScale } from './rfbPatches';
-import { loadJpegWasm } from './jpegWasm';
+import type { FrameHooks } from './rfbPatches';
 import { SampleRing, median, type ViewerSample } from './stats';
 import { adaptStep, initialAdaptive, type AdaptiveState } from './adaptive';
 import { LossyRegion, refreshDue } from './lossless';
-import { pauseScreenUpdates, resumeScreenUpdates } from './video/rfbPause';
 
 export type ViewerState = 'connecting' | 'connected' | 'disconnected';
 
@@ -33,6 +31,42 @@ export const KEYSYM = {
   Control_L: 0xffe3, Alt_L: 0xffe9, Shift_L: 0xffe1, Super_L: 0xffeb, Tab: 0xff09, Escape: 0xff1b,
   Delete: 0xffff, BackSpace: 0xff08, Print: 0xff61, F1: 0xffbe, Return: 0xff0d,
 } as const;
+
+/** What the session asks of noVNC when it opens (NoVncSeam.open). */
+export interface NoVncOpen {
+  target: HTMLElement;
+  channel: CountingChannel;
+  password?: string;
+  /** gpu-desk's decode and draw (installFastPath, installDirectDraw, installOffscreen); off only in the bench. */
+  fastPath: boolean;
+  offscreen: boolean;
+  wasmJpeg: boolean;
+  palette32: boolean;
+  /** Our SetEncodings list, asked for each time noVNC sends one. */
+  encodings(): number[];
+  /** Whether 1:1 is chosen (whole device pixels per remote pixel). */
+  oneToOne(): boolean;
+  hooks: FrameHooks;
+}
+
+/**
+ * Everything the session does to noVNC and the network, in one place: the app's is noVNC over a
+ * CountingChannel with rfbPatches.ts's patches (patchedNoVnc.ts); the unit tests put a fake here
+ * (test/unit/renderer/rfbSession.test.ts), so the session's own logic runs without a browser. This
+ * file imports noVNC for its types only: noVNC's modules need a page to load.
+ */
+export interface NoVncSeam {
+  channel(url: string, opts: { batch: boolean }): CountingChannel;
+  /** noVNC on the target, patched; `stopAligning` ends installDevicePixelScale's watching. */
+  open(o: NoVncOpen): { rfb: RFB; stopAligning(): void };
+  framebufferSize(rfb: RFB): { width: number; height: number };
+  sendEncodings(rfb: RFB): void;
+  requestFullUpdate(rfb: RFB): void;
+  updateScale(rfb: RFB): void;
+  drawOnScreen(rfb: RFB, image: CanvasImageSource): void;
+  pauseScreenUpdates(rfb: RFB): void;
+  resumeScreenUpdates(rfb: RFB): void;
+}
 
 /** noVNC plus gpu-desk's channel, codec control, figures and adaptive quality. */
 export class ViewerSession {
@@ -66,57 +100,55 @@ export class ViewerSession {
   /** Listeners for every drawn frame (the benchmark's key-to-screen probe uses it). */
   readonly frameListeners = new Set<(now: number) => void>();
 
-  constructor(private readonly opts: ViewerSessionOptions) {
+  constructor(private readonly opts: ViewerSessionOptions, private readonly novnc: NoVncSeam) {
     this.prefs = { ...opts.prefs };
     this.turbo = opts.ticket.flavor === 'turbovnc';
     this.adaptive = initialAdaptive(this.prefs.quality, this.prefs.compression);
     // Page flags, to compare in the bench (--variant): ?sendeach=1 sends each message at once,
     // ?sendlate=1 keeps replies until the task ends even past a decode (sendBatch.ts).
     const flags = new URLSearchParams(globalThis.location?.search ?? '');
-    this.channel = new CountingChannel(opts.ticket.url, { batch: !flags.has('sendeach') });
+    this.channel = novnc.channel(opts.ticket.url, { batch: !flags.has('sendeach') });
     const flushBeforeRect = !flags.has('sendlate');
     // Frames go through an OffscreenCanvas that the element shows (installOffscreen): in the two-machine
     // bench:viewer it spent 10–20 % less desk CPU per Mpixel at the same pixel rate and key-to-screen
     // (docs/bench-viewer.md). Page flag ?onscreen=1: the element's own context, to compare in the bench.
     const offscreen = opts.fastPath !== false && !flags.has('onscreen');
-    this.rfb = withOpaqueCanvases(opts.fastPath !== false, offscreen, () => new RFB(opts.target, this.channel, {
-      credentials: opts.ticket.vncPassword ? { password: opts.ticket.vncPassword } : undefined,
-    }));
-    checkRfbInternals(this.rfb);
-    overrideEncodings(this.rfb, () => this.encodingList());
-    if (opts.fastPath !== false) {
+    const opened = novnc.open({
+      target: opts.target,
+      channel: this.channel,
+      password: opts.ticket.vncPassword || undefined,
+      fastPath: opts.fastPath !== false,
+      offscreen,
       // ?imagedecoder: every JPEG through ImageDecoder, as before the WebAssembly decoder; ?palette8:
       // noVNC's own palette expansion (both only to compare in the bench, e.g. --variant '&imagedecoder=1').
-      const wasmJpeg = !flags.has('imagedecoder');
-      // The element says which JPEG decoder draws (the e2e checks the page's CSP lets WebAssembly load).
-      opts.target.dataset.jpegDecoder = 'imagedecoder';
-      if (wasmJpeg) void loadJpegWasm().then((ok) => { if (ok) opts.target.dataset.jpegDecoder = 'webassembly'; });
-      installFastPath(this.rfb, { maxQueued: 3, wasmJpeg, palette32: !flags.has('palette8') });
-      installDirectDraw(this.rfb);
-      installOffscreen(this.rfb);
-    }
-    this.stopAligning = installDevicePixelScale(this.rfb, () => this.prefs.scale === 'native');
-    this.watchDevicePixelRatio();
-    installHooks(this.rfb, {
-      onFrameDrawn: (now) => this.frameDrawn(now),
-      beforeRect: flushBeforeRect ? () => this.channel.flushSends() : undefined,
-      onRect: (enc, pixels) => {
-        if (!REAL_ENCODINGS.has(enc)) return;
-        this.sec.enc.set(enc, (this.sec.enc.get(enc) ?? 0) + 1);
-        if (enc !== ENC.copyRect) {
-          this.pixelsReceived += pixels;
-          this.fbuPixels += pixels;
-        }
-      },
-      onRectAt: (rect) => {
-        if (!REAL_ENCODINGS.has(rect.encoding)) return;
-        const fb = framebufferSize(this.rfb);
-        this.lossy.fit(fb.width, fb.height);
-        if (rect.encoding === ENC.copyRect && rect.from) this.lossy.copy(rect, rect.from.x, rect.from.y);
-        else if (rect.jpeg) this.lossy.jpeg(rect);
-        else this.lossy.exact(rect);
+      wasmJpeg: !flags.has('imagedecoder'),
+      palette32: !flags.has('palette8'),
+      encodings: () => this.encodingList(),
+      oneToOne: () => this.prefs.scale === 'native',
+      hooks: {
+        onFrameDrawn: (now) => this.frameDrawn(now),
+        beforeRect: flushBeforeRect ? () => this.channel.flushSends() : undefined,
+        onRect: (enc, pixels) => {
+          if (!REAL_ENCODINGS.has(enc)) return;
+          this.sec.enc.set(enc, (this.sec.enc.get(enc) ?? 0) + 1);
+          if (enc !== ENC.copyRect) {
+            this.pixelsReceived += pixels;
+            this.fbuPixels += pixels;
+          }
+        },
+        onRectAt: (rect) => {
+          if (!REAL_ENCODINGS.has(rect.encoding)) return;
+          const fb = novnc.framebufferSize(this.rfb);
+          this.lossy.fit(fb.width, fb.height);
+          if (rect.encoding === ENC.copyRect && rect.from) this.lossy.copy(rect, rect.from.x, rect.from.y);
+          else if (rect.jpeg) this.lossy.jpeg(rect);
+          else this.lossy.exact(rect);
+        },
       },
     });
+    this.rfb = opened.rfb;
+    this.stopAligning = opened.stopAligning;
+    this.watchDevicePixelRatio();
     this.rfb.focusOnClick = true;
     this.applyPrefs(this.prefs);
     this.rfb.addEventListener('connect', () => {
@@ -189,7 +221,7 @@ export class ViewerSession {
 
   private refreshWhole(): void {
     this.refreshLossless();
-    requestFullUpdate(this.rfb);
+    this.novnc.requestFullUpdate(this.rfb);
     const { auto, asked } = this.losslessRefreshes;
     // For the e2e and the curious: how many refreshes the viewer asked for, and why.
     this.opts.target.dataset.losslessRefreshes = `${auto} auto, ${asked} asked`;
@@ -206,7 +238,7 @@ export class ViewerSession {
   private frameDrawn(now: number): void {
     this.lastUpdateAt = now;
     if (this.losslessPending) {
-      const fb = framebufferSize(this.rfb);
+      const fb = this.novnc.framebufferSize(this.rfb);
       if (this.fbuPixels >= fb.width * fb.height) {
         // The whole screen came lossless: what changes next is encoded as the user chose again.
         this.losslessPending = false;
@@ -224,12 +256,12 @@ export class ViewerSession {
 
   /** While video draws the screen: RFB updates shrink to one pixel (video/rfbPause.ts). */
   pauseScreenUpdates(): void {
-    pauseScreenUpdates(this.rfb);
+    this.novnc.pauseScreenUpdates(this.rfb);
   }
 
   /** The screen back to RFB: updates over all of it again, one full update now. */
   resumeScreenUpdates(): void {
-    resumeScreenUpdates(this.rfb);
+    this.novnc.resumeScreenUpdates(this.rfb);
   }
 
   private countFrame(now: number): void {
@@ -301,7 +333,7 @@ export class ViewerSession {
   }
 
   private sendEncodings(): void {
-    if (this.state === 'connected') sendEncodings(this.rfb);
+    if (this.state === 'connected') this.novnc.sendEncodings(this.rfb);
   }
 
   /** Applies preferences live: codec changes go out as a new SetEncodings, no reconnect. */
@@ -317,13 +349,13 @@ export class ViewerSession {
     this.rfb.clipViewport = false;
     this.rfb.dragViewport = false;
     // noVNC rescales only when scaleViewport flips; 1:1 and resize-remote differ at a fractional ratio too.
-    updateScale(this.rfb);
+    this.novnc.updateScale(this.rfb);
     // ?smooth: the browser's default sampling, only to measure what nearest sampling saves.
     if (this.opts.fastPath !== false && !new URLSearchParams(globalThis.location?.search ?? '').has('smooth')) this.setSampling(p.scale);
     if (codecChanged && this.state === 'connected') {
       this.sendEncodings();
       // The user's choice shows at once on the whole screen (adaptive steps need no such refresh).
-      requestFullUpdate(this.rfb);
+      this.novnc.requestFullUpdate(this.rfb);
     }
   }
 
@@ -350,7 +382,7 @@ export class ViewerSession {
     const mq = matchMedia(`(resolution: ${globalThis.devicePixelRatio || 1}dppx)`);
     const onChange = () => {
       if (this.state === 'disconnected') return;
-      updateScale(this.rfb);
+      this.novnc.updateScale(this.rfb);
       if (this.opts.fastPath !== false) this.setSampling(this.prefs.scale);
       this.watchDevicePixelRatio();
     };
@@ -375,12 +407,12 @@ export class ViewerSession {
   }
 
   get framebufferSize(): { width: number; height: number } {
-    return framebufferSize(this.rfb);
+    return this.novnc.framebufferSize(this.rfb);
   }
 
   /** A decoded video frame onto the viewer's own canvas, at the framebuffer's pixels. */
   drawVideoFrame(frame: VideoFrame): void {
-    drawOnScreen(this.rfb, frame);
+    this.novnc.drawOnScreen(this.rfb, frame);
     this.countFrame(performance.now());
   }
 
@@ -439,33 +471,4 @@ function detectH264(): Promise<boolean> {
 
 export function h264Available(): Promise<boolean> {
   return detectH264();
-}
-
-/**
- * noVNC creates its canvases (the visible one and the back buffer) inside its constructor with
- * default attributes. A remote desktop is opaque: alpha:false lets the compositor skip blending.
- * With `offscreen`, the visible canvas draws through an OffscreenCanvas (installOffscreen in
- * rfbPatches.ts): it is the one noVNC has already placed in its screen element when it asks for a
- * context; the back buffer is detached.
- */
-function withOpaqueCanvases<T>(enabled: boolean, offscreen: boolean, make: () => T): T {
-  if (!enabled) return make();
-  const proto = HTMLCanvasElement.prototype;
-  const orig = proto.getContext;
-  let transferred = false;
-  proto.getContext = function (this: HTMLCanvasElement, type: string, attrs?: Record<string, unknown>) {
-    if (type !== '2d') return orig.call(this, type, attrs);
-    const opaque = { alpha: false, ...attrs };
-    if (offscreen && !transferred && this.parentElement !== null) {
-      transferred = true;
-      const ctx = offscreenContext(this, opaque);
-      if (ctx) return ctx;
-    }
-    return orig.call(this, type, opaque);
-  } as typeof proto.getContext;
-  try {
-    return make();
-  } finally {
-    proto.getContext = orig;
-  }
 }

@@ -7,6 +7,7 @@ import { useApi } from '../app/api';
 import { useErrorLine } from '../i18n/errors';
 import { jobRouteOf, type JobRoute } from '../cluster/JobViewerBar';
 import { ViewerSession, type ViewerState } from './rfbSession';
+import { patchedNoVnc } from './patchedNoVnc';
 import { screenElement } from './rfbPatches';
 import { takeViewerTicket } from './ticketPrefetch';
 import { VideoMode, type VideoView } from './video/videoMode';
@@ -191,7 +192,7 @@ export function useViewerConnection(o: {
         onQualityChange: (quality, compression) => setLive({ quality, compression }),
         onCredentialsRequired: () => { if (!cancelled) setAskPassword(true); },
         fetchPassword: async () => (await api.invoke('viewer.password', { viewerId: ticket.viewerId })).password,
-      });
+      }, patchedNoVnc);
       // Video mode rides on this viewer: its stream is the server's encoder, on its own channel.
       const vm = new VideoMode({
         session: s,
