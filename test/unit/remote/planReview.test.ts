@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSetupPlan } from '../../../src/core/remote/setupPlan';
-import { rootStillNeeded, stepReasons } from '../../../src/core/remote/planReview';
+import { rootStillNeeded, stepReasons, STEP_REASON_KEYS } from '../../../src/core/remote/planReview';
+import { en, zhCN } from '../../../src/renderer/i18n/resources';
 import type { StepStatus } from '../../../src/core/remote/types';
 import { configured, freshGpu, fx, report } from './reports';
 
@@ -43,5 +44,21 @@ describe('plan review: why each step is skipped or runs', () => {
     expect(rootStillNeeded(plan, statusOf(ids, ids))).toBe(false);
     const user = buildSetupPlan(report(freshGpu('os-release-debian-12.txt')), { userInstall: true });
     expect(rootStillNeeded(user, statusOf(user.steps.map((s) => s.id), []))).toBe(false);
+  });
+});
+
+describe('plan review reasons in the app', () => {
+  it('both catalogues have each reason core sends, with the values it names', () => {
+    for (const cat of [en.setup.reasons, zhCN.setup.reasons]) {
+      expect(Object.keys(cat).sort()).toEqual([...STEP_REASON_KEYS].sort());
+    }
+    const r = report({ ...configured(), vgl: 'bin /usr/local/VirtualGL/bin\neglinfo\nversion 3.1.2\ngroup', turbo: 'bin /usr/local/TurboVNC/bin\n' + fx('turbovnc-xvnc-version.txt') });
+    const plan = buildSetupPlan(r);
+    for (const reason of Object.values(stepReasons(plan, r, statusOf(plan.steps.map((s) => s.id), [])))) {
+      for (const cat of [en.setup.reasons, zhCN.setup.reasons]) {
+        const text = cat[reason.key as keyof typeof cat];
+        for (const name of text.match(/\{\{(\w+)\}\}/g) ?? []) expect(reason.params).toHaveProperty(name.slice(2, -2));
+      }
+    }
   });
 });

@@ -53,9 +53,23 @@ export default {
     done: 'done',
     notRun: 'not run',
     failed: 'failed',
+    willSkip: 'will be skipped',
   },
   outputOf: 'Output of {{step}}',
   done: 'Done: {{applied}} step(s) applied, {{skipped}} already in place.',
   stopped: 'Stopped: {{error}}',
   stoppedAt: 'Stopped at {{step}}: {{error}}',
+  /** Why each step is skipped or runs (core's STEP_REASON_KEYS in src/core/remote/planReview.ts). */
+  reasons: {
+    done: 'Will be skipped: already done on the server.',
+    needed: 'Will run: its check fails on the server.',
+    virtualglNoEgl: 'Will run: VirtualGL {{installed}} is installed, but without the EGL back end (VirtualGL 3.0 or later); the plan installs {{version}}.',
+    virtualglElsewhere: 'Will run: VirtualGL {{installed}} is installed in {{dir}}, not in {{target}} where gpu-desk runs it; the plan installs {{version}} there.',
+    turbovncElsewhere: 'Will run: TurboVNC {{installed}} is installed in {{dir}}, not in {{target}} where gpu-desk runs it; the plan installs {{version}} there.',
+  },
+  asRootText: 'You are logged in as root: the steps run as root with no password.',
+  passwordlessText: 'sudo on this server needs no password for your account: no password is asked.',
+  rootDoneText: 'The steps that need root are already done: no administrator password is needed.',
+  retry: 'Retry',
+  retryFrom: 'Retry from {{step}}: the steps before it are done.',
 } as const;

@@ -55,10 +55,23 @@ const zhCN: Catalogue<typeof en> = {
     done: '已完成',
     notRun: '未执行',
     failed: '失败',
+    willSkip: '将跳过',
   },
   outputOf: '{{step}} 的输出',
   done: '完成：执行了 {{applied}} 个步骤，{{skipped}} 个已就绪。',
   stopped: '已中止：{{error}}',
   stoppedAt: '在 {{step}} 处中止：{{error}}',
+  reasons: {
+    done: '将跳过：服务器上已完成。',
+    needed: '将执行：服务器上的检查未通过。',
+    virtualglNoEgl: '将执行：已安装 VirtualGL {{installed}}，但没有 EGL 后端（需要 VirtualGL 3.0 或更高版本）；计划将安装 {{version}}。',
+    virtualglElsewhere: '将执行：VirtualGL {{installed}} 安装在 {{dir}}，而不是 gpu-desk 使用的 {{target}}；计划将在那里安装 {{version}}。',
+    turbovncElsewhere: '将执行：TurboVNC {{installed}} 安装在 {{dir}}，而不是 gpu-desk 使用的 {{target}}；计划将在那里安装 {{version}}。',
+  },
+  asRootText: '你以 root 身份登录：各步骤直接以 root 运行，不需要密码。',
+  passwordlessText: '这台服务器上你的账户使用 sudo 不需要密码：不会询问密码。',
+  rootDoneText: '需要 root 的步骤都已完成：不需要管理员密码。',
+  retry: '重试',
+  retryFrom: '从 {{step}} 开始重试：之前的步骤已完成。',
 };
 export default zhCN;
