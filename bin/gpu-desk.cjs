@@ -31,15 +31,17 @@ function bundleIsCurrent() {
   return true;
 }
 
-let cli;
-if (bundleIsCurrent()) {
-  cli = require(bundle);
-} else {
+async function loadCli() {
+  if (bundleIsCurrent()) return require(bundle);
   require('tsx/cjs');
-  cli = require('../src/core/cli/main.ts');
+  // main.ts loads each command with import(), which goes through Node's ESM loader: tsx/cjs alone
+  // does not reach it, and an extensionless ./commands/tunnel would not be found.
+  (await import('tsx/esm/api')).register();
+  return require('../src/core/cli/main.ts');
 }
+
 const exit = (code) => process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
-cli.main(process.argv.slice(2)).then(exit, (err) => {
+loadCli().then((cli) => cli.main(process.argv.slice(2))).then(exit, (err) => {
   process.stderr.write(`error: ${err && err.message ? err.message.split('\n')[0] : String(err)}\n`);
   exit(1);
 });

@@ -2,8 +2,6 @@ import type { CliIo } from './io';
 
 export interface CliCommand {
   name: string;
-  /** One line for the command list. */
-  summary: string;
   /** Full help text (usage and options). */
   help: string;
   run(args: string[], io: CliIo): Promise<number>;
@@ -11,17 +9,13 @@ export interface CliCommand {
 
 const commands = new Map<string, CliCommand>();
 
-/** Each command module registers itself; main.ts imports the modules. */
+/** Each command module registers itself when main.ts loads it (only the command being run). */
 export function registerCommand(c: CliCommand): void {
   commands.set(c.name, c);
 }
 
 export function getCommand(name: string): CliCommand | undefined {
   return commands.get(name);
-}
-
-export function listCommands(): CliCommand[] {
-  return [...commands.values()];
 }
 
 /**

@@ -170,4 +170,4 @@ async function run(args: string[], io: CliIo): Promise<number> {
   });
 }
 
-registerCommand({ name: 'jobs', summary: 'a GPU desktop as a Slurm job: start (sbatch), list, cancel, one-time passwords', help, run });
+registerCommand({ name: 'jobs', help, run });

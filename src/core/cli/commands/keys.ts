@@ -212,4 +212,4 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-registerCommand({ name: 'keys', summary: 'SSH keys in the OS keychain: generate, import, list, install on a server, remove', help, run });
+registerCommand({ name: 'keys', help, run });

@@ -38,4 +38,4 @@ async function run(args: string[], io: CliIo): Promise<number> {
   });
 }
 
-registerCommand({ name: 'probe', summary: 'diagnose a GPU server: GPUs, VirtualGL, VNC, sessions, and what to fix', help, run });
+registerCommand({ name: 'probe', help, run });

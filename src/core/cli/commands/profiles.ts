@@ -236,4 +236,4 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-registerCommand({ name: 'profiles', summary: 'saved servers: list, add, remove, import from ~/.ssh/config, export/import', help, run });
+registerCommand({ name: 'profiles', help, run });

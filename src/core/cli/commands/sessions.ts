@@ -120,4 +120,4 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-registerCommand({ name: 'sessions', summary: 'list, start (on localhost, with a one-time password) or kill VNC sessions', help, run });
+registerCommand({ name: 'sessions', help, run });

@@ -202,4 +202,4 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-registerCommand({ name: 'setup', summary: 'review and apply the server set-up plan (VirtualGL, TurboVNC, desktop)', help, run });
+registerCommand({ name: 'setup', help, run });

@@ -219,4 +219,4 @@ async function run(args: string[], io: CliIo): Promise<number> {
   });
 }
 
-registerCommand({ name: 'tunnel', summary: 'forward a local port to a server\'s VNC display over SSH (tunnel-only mode)', help, run });
+registerCommand({ name: 'tunnel', help, run });
