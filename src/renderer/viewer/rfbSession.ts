@@ -52,7 +52,7 @@ export interface NoVncOpen {
 /**
  * Everything the session does to noVNC and the network, in one place: the app's is noVNC over a
  * CountingChannel with rfbPatches.ts's patches (patchedNoVnc.ts); the unit tests put a fake here
- * (test/unit/renderer/rfbSession.test.ts), so the session's own logic runs without a browser. This
+ * (rfbSession.test.ts, beside it), so the session's own logic runs without a browser. This
  * file imports noVNC for its types only: noVNC's modules need a page to load.
  */
 export interface NoVncSeam {
