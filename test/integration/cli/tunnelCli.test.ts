@@ -1,13 +1,11 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, freePort, isPortFree, makeTempDir, readUntil, startSshd, startXvnc, type SshdBed, type XvncBed } from '../../bed';
+import { nextJson, spawnCli } from '../../helpers/cli';
 
-const BIN = path.resolve(__dirname, '../../../bin/gpu-desk.cjs');
 let bed: SshdBed;
 let xvnc: XvncBed;
 let home: string;
@@ -18,26 +16,8 @@ beforeAll(async () => {
 });
 afterAll(cleanupAll);
 
-interface Run { proc: ChildProcessWithoutNullStreams; lines: AsyncIterableIterator<string>; stderr: () => string; exit: Promise<number> }
-
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Run {
-  const proc = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, GPU_DESK_HOME: home, SSH_AUTH_SOCK: '', HOME: home, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let err = '';
-  proc.stderr.on('data', (d) => (err += d));
-  const exit = new Promise<number>((r) => proc.on('exit', (c) => r(c ?? -1)));
-  return { proc, lines: createInterface({ input: proc.stdout })[Symbol.asyncIterator](), stderr: () => err, exit };
-}
-
-async function nextJson(r: Run, timeoutMs = 120_000): Promise<Record<string, unknown>> {
-  const t = setTimeout(() => r.proc.kill('SIGKILL'), timeoutMs);
-  const { value, done } = await r.lines.next();
-  clearTimeout(t);
-  if (done) throw new Error(`no more output; stderr: ${r.stderr()}`);
-  return JSON.parse(value);
-}
+// stdin stays open: a tunnel runs until it is signalled, as at a terminal.
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => spawnCli(args, { home, env, stdin: null });
 
 function base(extra: string[] = []): string[] {
   return [`${bed.user}@127.0.0.1`, '-p', String(bed.port), '-i', bed.userKeyPath, '-F', 'none', ...extra];

@@ -1,9 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAll, isPortFree, makeTempDir, registerCleanup, startSshd, type SshdBed } from '../../bed';
+import { cleanupAll, isPortFree, makeTempDir, startSshd, type SshdBed } from '../../bed';
+import { nextLine, spawnCli } from '../../helpers/cli';
 import { vncAuthenticates } from '../remote/rfb';
 
 /**
@@ -13,27 +12,12 @@ import { vncAuthenticates } from '../remote/rfb';
  * TigerVNC desktop on the real sshd bed, reached through the tunnel by an RFB client with VNC auth.
  */
 
-const BIN = path.resolve(__dirname, '../../../bin/gpu-desk.cjs');
 let bed: SshdBed;
 let home: string;
 const started: number[] = [];
 
-interface Run { proc: ChildProcessWithoutNullStreams; lines: AsyncIterableIterator<string>; stderr: () => string; exit: Promise<number> }
-
-function cli(args: string[]): Run {
-  const proc = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, GPU_DESK_HOME: home, HOME: home, SSH_AUTH_SOCK: '' } });
-  registerCleanup(() => { proc.kill('SIGKILL'); });
-  let err = '';
-  proc.stderr.on('data', (d) => (err += d));
-  const exit = new Promise<number>((r) => proc.on('exit', (c) => r(c ?? -1)));
-  return { proc, lines: createInterface({ input: proc.stdout })[Symbol.asyncIterator](), stderr: () => err, exit };
-}
-
-async function nextLine(r: Run): Promise<string> {
-  const { value, done } = await r.lines.next();
-  if (done) throw new Error(`no more output; stderr: ${r.stderr()}`);
-  return value;
-}
+// stdin stays open: a tunnel runs until it is signalled, as at a terminal.
+const cli = (args: string[]) => spawnCli(args, { home, stdin: null });
 
 const dest = () => [`${bed.user}@127.0.0.1`, '-p', String(bed.port), '-i', bed.userKeyPath, '-F', 'none', '--accept-new-host-key', '--known-hosts', path.join(home, 'kh')];
 
@@ -48,11 +32,8 @@ async function json(args: string[]): Promise<Record<string, unknown>> {
 /** The one-line error of a command that must fail, and that it printed nothing on stdout. */
 async function fails(args: string[]): Promise<string> {
   const r = cli(args);
-  let out = '';
-  r.proc.stdout.removeAllListeners('data');
-  r.proc.stdout.on('data', (d) => (out += d));
   expect(await r.exit).not.toBe(0);
-  expect(out).toBe('');
+  expect(r.stdout()).toBe('');
   return r.stderr().trim().split('\n').at(-1)!;
 }
 

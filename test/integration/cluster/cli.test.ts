@@ -1,14 +1,12 @@
 /** `gpu-desk jobs` and `gpu-desk tunnel --job` as real CLI processes against the real Slurm bed. */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, makeTempDir, startSlurm, type SlurmBed } from '../../bed';
+import { nextJson, spawnCli } from '../../helpers/cli';
 import { rfbHandshake } from '../remote/rfb';
 
-const BIN = path.resolve(__dirname, '../../../bin/gpu-desk.cjs');
 let slurm: SlurmBed;
 let home: string;
 
@@ -21,29 +19,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(cleanupAll);
 
-interface Run { proc: ChildProcessWithoutNullStreams; lines: AsyncIterableIterator<string>; stdout: () => string; stderr: () => string; exit: Promise<number> }
-
-function cli(args: string[]): Run {
-  const proc = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, GPU_DESK_HOME: home, SSH_AUTH_SOCK: '', HOME: home },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  proc.stdout.on('data', (d) => (out += d));
-  proc.stderr.on('data', (d) => (err += d));
-  proc.stdin.end();
-  const exit = new Promise<number>((r) => proc.on('exit', (c) => r(c ?? -1)));
-  return { proc, lines: createInterface({ input: proc.stdout })[Symbol.asyncIterator](), stdout: () => out, stderr: () => err, exit };
-}
-
-async function nextJson(r: Run, timeoutMs = 120_000): Promise<Record<string, unknown>> {
-  const t = setTimeout(() => r.proc.kill('SIGKILL'), timeoutMs);
-  const { value, done } = await r.lines.next();
-  clearTimeout(t);
-  if (done) throw new Error(`no more output; stderr: ${r.stderr()}`);
-  return JSON.parse(value);
-}
+const cli = (args: string[]) => spawnCli(args, { home });
 
 const login = () => [slurm.loginDestination, '-i', slurm.login.userKeyPath, '-F', slurm.sshConfigPath];
 
