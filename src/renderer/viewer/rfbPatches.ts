@@ -87,6 +87,8 @@ export function checkRfbInternals(rfb: RFB): void {
   // installPalette32 replaces these on the Tight decoder.
   const tight = (rfb as unknown as { _decoders?: Record<number, Record<string, unknown> | undefined> })._decoders?.[7];
   missing.push(...['_paletteRect', '_monoRect', '_getScratchBuffer'].filter((k) => typeof tight?.[k] !== 'function').map((k) => `_decoders[7].${k}`));
+  // …and read this one from it (tightPalette.ts).
+  if (!tight || !('_numColors' in tight)) missing.push('_decoders[7]._numColors');
   if (missing.length) throw new Error(`noVNC internals changed (missing ${missing.join(', ')}): update src/renderer/viewer/rfbPatches.ts`);
 }
 
