@@ -73,6 +73,7 @@ export function ViewerScreen({ connectionId, connection: conn, display: fixedDis
   const screens = useScreensChoice(profile?.id, span ? 'monitors' : undefined);
   const deskDisplays = useDeskDisplayCount();
   useWindowShortcut(SPAN_SHORTCUT, () => window.close(), span);
+  // The clipboard sync takes the connection's refs and hears of its copies: a ref closes the loop.
   const deskGotText = useRef<(text: string) => void>(() => {});
   const v = useViewerConnection({ connectionId, display: fixedDisplay, job, sshState: conn?.state, jobEnded, prefs, attachScreens: screens.attach, deskGotText: (text) => deskGotText.current(text) });
   const { session, videoMode, viewerId, screenRef, phase, why, video, turbo } = v;
