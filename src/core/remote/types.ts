@@ -4,7 +4,7 @@
  */
 
 import type { Finding as FindingView, RenderBackend, SetupPlanView, SetupStepResultView, SetupStepView, TextKey, VideoEncoderName } from '../../shared/models';
-import type { GpuView, VncFlavor } from '../../shared/models';
+import type { GpuView, VncFlavor, VncSessionView } from '../../shared/models';
 
 export type DistroKey = 'ubuntu-20.04' | 'ubuntu-22.04' | 'ubuntu-24.04' | 'debian-12' | 'rhel-8' | 'rhel-9';
 export type PackageFamily = 'deb' | 'rpm' | 'unknown';
@@ -110,19 +110,9 @@ export interface VncInfo {
   tigervnc: { installed: boolean; version: string | null };
 }
 
-export interface VncSessionInfo {
-  display: number;
-  /** TCP port the session's RFB listener uses (5900+n unless -rfbport moved it); null when it listens on a Unix socket only. */
-  port: number | null;
-  /** Unix socket the session listens on instead of TCP (TurboVNC -rfbunixpath), else null. */
-  unixPath: string | null;
-  pid: number | null;
-  flavor: VncFlavor;
-  /** true: every listener is on loopback; false: at least one is reachable from the network; null: unknown. */
-  localhostOnly: boolean | null;
+/** A desktop as the server lists it: what the app shows of it (VncSessionView) and every address it listens on (the findings judge those). */
+export interface VncSessionInfo extends VncSessionView {
   listenAddresses: string[];
-  /** nvidia-smi's index of the GPU the desktop is pinned to (gpuChoice.ts), when it is. */
-  renderGpu?: number;
 }
 
 export type { VideoEncoderName } from '../../shared/models';
