@@ -13,6 +13,7 @@ import type {
   ClusterDefaultsView,
   ClusterJobView,
   ClusterViewerTicket,
+  ConnectionTestView,
   ConnectionView,
   ForwardView,
   GpuSample,
@@ -164,6 +165,11 @@ export const methods = {
   /** Starts connecting; prompts arrive as `prompt` events; resolves once ready (or rejects). */
   'connections.open': m(z.strictObject({ profileId: id }), out<ConnectionView>()),
   'connections.close': m(byConnection, out<void>()),
+  /**
+   * Add server's Test connection: logs in with the form's values (not saved), asking the same
+   * questions as a connect (`prompt` events: the host key first), runs `true`, and closes.
+   */
+  'connections.test': m(z.strictObject({ profile: profileInputSchema }), out<ConnectionTestView>()),
   'prompts.answer': m(
     z.strictObject({
       promptId: id,

@@ -279,6 +279,14 @@ export interface SetupPlanView {
   review?: SetupPlanReviewView;
 }
 
+/** The Add-server dialog's Test connection: it logged in (and closed that connection). */
+export interface ConnectionTestView {
+  ok: true;
+  /** user@host:port as the connection named itself. */
+  label: string;
+  login: LoginTiming | null;
+}
+
 export interface SetupPlanReviewView {
   /** done: the step's check passes now, so the run skips it. */
   status: Record<string, 'done' | 'pending'>;

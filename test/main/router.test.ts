@@ -63,6 +63,7 @@ function samples(ctx: { profileId: string; connectionId: string; tunnelId: strin
     'connections.list': {},
     'connections.open': { profileId: ctx.profileId },
     'connections.close': c,
+    'connections.test': { profile },
     'prompts.answer': { promptId: 'p1', answer: { kind: 'hostKey', decision: 'reject' } },
     'server.probe': c,
     'server.gpus': c,

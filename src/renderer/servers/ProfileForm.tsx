@@ -39,6 +39,9 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
   const [forwards, setForwards] = useState(p?.forwards.map((f) => `${f.localPort}:${f.remoteHost}:${f.remotePort}`).join(', ') ?? '');
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  // Test connection: in progress, then one line (logged in, or the error).
+  const [testing, setTesting] = useState(false);
+  const [tested, setTested] = useState<{ ok: boolean; line: string } | null>(null);
 
   const build = (): ProfileInput => {
     const auth: ProfileAuth =
@@ -77,9 +80,11 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
     f === 'job' && sub ? (jobLabels[sub] ?? '') : ({ name: t('form.name'), host: t('form.host'), port: t('form.port'), user: t('form.user'), jumpHosts: t('form.jumpHosts'), auth: t('form.signIn'), display: t('form.display'), forwards: t('form.forwards') })[f] ?? '';
 
   /** The form as the contract's input, or null with the first problem shown. */
-  const validInput = (): ProfileInput | null => {
+  const validInput = (nameless = false): ProfileInput | null => {
     try {
-      const input = build();
+      const built = build();
+      // A test needs no name yet: it is not saved.
+      const input = nameless && !built.name ? { ...built, name: built.host || 'test' } : built;
       const r = profileInputSchema.safeParse(input);
       if (!r.success) {
         const i = r.error.issues[0];
@@ -109,6 +114,23 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
       if (file) setKeyPath(file);
     } catch (err) {
       setError(errorLine(err));
+    }
+  };
+
+  // Logs in with the form as it is (not saved), asking what a connect asks, and closes that connection.
+  const testConnection = async () => {
+    setError(null);
+    setTested(null);
+    const input = validInput(true);
+    if (!input) return;
+    setTesting(true);
+    try {
+      const r = await api.invoke('connections.test', { profile: input });
+      setTested({ ok: true, line: t('form.testOk', { label: r.label }) });
+    } catch (err) {
+      setTested({ ok: false, line: t('form.testFailed', { error: errorLine(err) }) });
+    } finally {
+      setTesting(false);
     }
   };
 
@@ -202,7 +224,10 @@ export function ProfileForm(props: { profile: Profile | null; onDone(saved: Prof
         {kind === 'server' && <label>{t('form.forwards')}<input value={forwards} onChange={(e) => setForwards(e.target.value)} placeholder={t('form.forwardsPlaceholder')} /></label>}
         {kind === 'cluster' && <JobSettingsFields s={job} defaults={defaults} asking={asking} onAsk={() => void askCluster()} />}
         {error && <p id="profile-error" className="banner error" role="alert">{error}</p>}
+        {testing && <p className="muted" role="status" data-testid="test-connection-result">{t('form.testing')}</p>}
+        {tested && <p className={`banner ${tested.ok ? 'ok' : 'error'}`} role="status" data-testid="test-connection-result" data-ok={tested.ok}>{tested.line}</p>}
         <div className="dialog-actions">
+          <button type="button" onClick={() => void testConnection()} disabled={testing} data-testid="test-connection">{t('form.testConnection')}</button>
           <button type="button" onClick={props.onCancel}>{t('common:actions.cancel')}</button>
           <button type="submit" className="primary" disabled={saving}>{saving ? t('common:actions.saving') : t('common:actions.save')}</button>
         </div>

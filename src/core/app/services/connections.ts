@@ -10,6 +10,7 @@ import type { Emit, HandlersOf } from '../../../shared/contract';
 import type { ConnectionView, Profile } from '../../../shared/models';
 import type { PromptBroker } from '../prompts';
 import { appConnectOptions, type AppConnectDeps, type PasswordState } from './appConnectOptions';
+import { testConnection } from './connectionTest';
 import { ConnectionScope } from '../connectionScope';
 
 /** The longest a viewer's round-trip probe waits (video mode's link signal). */
@@ -74,6 +75,7 @@ export class Connections {
       'connections.list': async () => [...this.entries.values()].map((e) => this.view(e)),
       'connections.open': ({ profileId }) => this.open(profileId),
       'connections.close': ({ connectionId }) => this.close(connectionId),
+      'connections.test': ({ profile }) => testConnection(this.deps, profile),
     };
   }
 
