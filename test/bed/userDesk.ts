@@ -10,10 +10,10 @@ import type { FreshServer } from './freshServer';
 import { connectRfbViewer, type RfbViewer } from './rfbClient';
 import { colourCount, differingPixels, serverScreen, type Rect } from './screen';
 import { registerCleanup } from './util';
+import { GPU_DESK_BIN, runCli, type CliResult } from '../helpers/cli';
 
-export const GPU_DESK_BIN = path.resolve(__dirname, '../../bin/gpu-desk.cjs');
 
-export interface CliRun { code: number; stdout: string; stderr: string; ms: number }
+export type CliRun = CliResult;
 
 export interface DeskCli {
   /** `gpu-desk <command> <server> <args…>` with this desk's own home, key and known_hosts. */
@@ -27,23 +27,7 @@ export function deskCli(server: FreshServer, home: string, via?: { host: string;
   const dest = (host: string, port: number) => [`${server.user}@${host}`, '-p', String(port), '-i', server.userKeyPath, '-F', 'none', '--no-agent', '--known-hosts', path.join(home, 'known_hosts'), '--accept-new-host-key'];
   const env = { ...process.env, GPU_DESK_HOME: home, HOME: home, SSH_AUTH_SOCK: '' };
   return {
-    run: (args, opts = {}) => new Promise((resolve) => {
-      const t0 = performance.now();
-      const p = spawn(process.execPath, [GPU_DESK_BIN, args[0], ...dest(opts.host ?? via?.host ?? server.host, opts.port ?? via?.port ?? server.port), ...args.slice(1)], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      let partial = '';
-      p.stdout.on('data', (d: Buffer) => {
-        stdout += d;
-        partial += d;
-        const lines = partial.split('\n');
-        partial = lines.pop()!;
-        for (const l of lines) opts.onLine?.(l);
-      });
-      p.stderr.on('data', (d) => (stderr += d));
-      p.stdin.end(opts.stdin ?? '');
-      p.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr, ms: performance.now() - t0 }));
-    }),
+    run: (args, opts = {}) => runCli([args[0], ...dest(opts.host ?? via?.host ?? server.host, opts.port ?? via?.port ?? server.port), ...args.slice(1)], { home, stdin: opts.stdin, onLine: opts.onLine }),
     tunnel: (display) => new Promise((resolve, reject) => {
       const p: ChildProcess = spawn(process.execPath, [GPU_DESK_BIN, 'tunnel', ...dest(via?.host ?? server.host, via?.port ?? server.port), '--display', String(display), '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       const stop = async () => {

@@ -7,15 +7,14 @@
  * a run with the right package completes → probe clean → a run with nothing to do → a desktop under
  * VirtualGL.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDelayProxy } from '../../bed/delayProxy';
 import { cleanupAll, isRoot, makeTempDir, registerCleanup, startFreshServer, startPackageMirror, VENDOR_DIR, type FreshServer, type PackageMirror } from '../../bed';
 import { eventually } from '../../helpers/until';
+import { deskCli, type CliRun } from '../../bed/userDesk';
 
-const BIN = path.resolve(__dirname, '../../../bin/gpu-desk.cjs');
 const TURBO_DEB = 'turbovnc_3.3_amd64.deb';
 // Installs from Debian's archive on 2 shared cores: minutes, not seconds.
 const INSTALL_MS = 15 * 60_000;
@@ -26,31 +25,8 @@ let home: string;
 
 if (!isRoot) console.log('freshServer.test.ts: not running as root, so no chroot server can be made; these tests cannot run here');
 
-interface Run { code: number; stdout: string; stderr: string }
-
-function cli(args: string[], opts: { port?: number; stdin?: string; onLine?(line: string): void } = {}): Promise<Run> {
-  const port = opts.port ?? server.port;
-  const dest = [`${server.user}@127.0.0.1`, '-p', String(port), '-i', server.userKeyPath, '-F', 'none', '--no-agent', '--known-hosts', path.join(home, 'known_hosts'), '--accept-new-host-key'];
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [BIN, args[0], ...dest, ...args.slice(1)], {
-      env: { ...process.env, GPU_DESK_HOME: home, HOME: home, SSH_AUTH_SOCK: '' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let partial = '';
-    p.stdout.on('data', (d: Buffer) => {
-      stdout += d;
-      partial += d;
-      const lines = partial.split('\n');
-      partial = lines.pop()!;
-      for (const l of lines) opts.onLine?.(l);
-    });
-    p.stderr.on('data', (d) => (stderr += d));
-    p.stdin.end(opts.stdin ?? '');
-    p.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+/** The real CLI against the server, with this test's own home, key and known_hosts (test/bed/userDesk.ts). */
+const cli = (args: string[], opts: { port?: number; stdin?: string; onLine?(line: string): void } = {}) => deskCli(server, home).run(args, opts);
 
 const applyArgs = (...extra: string[]) => ['setup', '--apply', '--yes', '--sudo-password-stdin', '--packages-from', mirror.url, '--wm', 'openbox', ...extra];
 const events = (out: string) => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; stepId?: string; text?: string; ok?: boolean; applied?: string[] });
@@ -132,7 +108,7 @@ describe.runIf(isRoot)('the set-up plan on a fresh Debian 12 server (chroot bed,
     const tampered = Buffer.from(fs.readFileSync(path.join(VENDOR_DIR, TURBO_DEB)));
     tampered[tampered.length - 64] ^= 0xff;
     mirror.override(TURBO_DEB, tampered);
-    let r: Run;
+    let r: CliRun;
     try {
       r = await cli(applyArgs('--json'), { stdin: `${server.password}\n` });
     } finally {

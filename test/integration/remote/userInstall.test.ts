@@ -15,6 +15,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, isRoot, listingChanges, makeTempDir, startFreshServer, startPackageMirror, VENDOR_DIR, type FreshServer, type PackageMirror } from '../../bed';
 import { applyEvents, deskCli, desktop3d, type DeskCli } from '../../bed/userDesk';
+import { until } from '../../helpers/until';
+import { connectSsh } from '../../../src/core/ssh/connection';
+import { desktopRunState, runInDesktop } from '../../../src/core/remote/desktopRun';
 
 const TURBO_DEB = 'turbovnc_3.3_amd64.deb';
 const VGL_DEB = 'virtualgl_3.1.4_amd64.deb';
@@ -203,6 +206,30 @@ describe.runIf(isRoot)('a GPU desktop where the account has no sudo (fresh Debia
     expect(d.vkcube?.log).toMatch(/Selected GPU \d+: llvmpipe/);
     expect(d.vkcube?.unlike).toBe(0);
   }, 600_000);
+
+  it('"Run in desktop…" finds the home install\'s vglrun by itself (no PATH set by hand): OpenGL renders on the EGL device', async () => {
+    const ui = `${server.home}/${BASE}/${NAME}`;
+    const s = await desk.run(['sessions', 'start', '--geometry', '640x480', '--json']);
+    expect(s.code, s.stderr).toBe(0);
+    const { display } = JSON.parse(s.stdout) as { display: number };
+    // The app's own path: a connection as the user, then desktopRun.ts's script in the session's display.
+    const conn = await connectSsh({
+      destination: `${server.user}@${server.host}`, port: server.port, identityFiles: [server.userKeyPath], sshConfigPath: null,
+      userKnownHostsFiles: [], globalKnownHostsFiles: [], appKnownHostsFile: path.join(makeTempDir('gd-userinst-run-'), 'known_hosts'),
+      agent: false, reconnect: { enabled: false }, callbacks: { onUnknownHostKey: async () => 'accept-once' },
+    });
+    try {
+      const run = await runInDesktop(conn, display, `VGL_VERBOSE=1 ${ui}/VirtualGL/bin/glxinfo -B`, 'egl');
+      expect(run.vglrun).toBe(`${server.home}/${BASE}/current/bin/vglrun`);
+      const st = await until(() => desktopRunState(conn, run), (x) => !x.running, 'glxinfo to end', 120_000);
+      expect(st.exitCode, st.output).toBe(0);
+      expect(st.output).toMatch(/^\[VGL\] Opening EGL device/m);
+      expect(st.output).toMatch(/^OpenGL renderer string: llvmpipe/m);
+    } finally {
+      await conn.close();
+      await desk.run(['sessions', 'kill', String(display)]);
+    }
+  }, 300_000);
 
   it('no file outside the user\'s home changed', () => {
     expect(listingChanges(before, server.listing())).toEqual([]);

@@ -9,13 +9,14 @@
  * is the home install's, reached with `gpu-desk tunnel --job`. A second bed whose node mounts another
  * home: the cluster probe says the home is not shared.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BED_USER, cleanupAll, isRootForSlurm, makeTempDir, startPackageMirror, startSlurm, type PackageMirror, type SlurmBed } from '../../bed';
-import { applyEvents, GPU_DESK_BIN } from '../../bed/userDesk';
+import { applyEvents } from '../../bed/userDesk';
+import { nextJson, runCli, spawnCli } from '../../helpers/cli';
 import { rfbHandshake } from './rfb';
 
 const NAME = 'turbovnc-3.3_virtualgl-3.1.4';
@@ -42,17 +43,7 @@ function noSystemInstall(home: string): string[] {
   return ['unshare', '-m', '--propagation', 'private', '--', 'sh', '-c', [...hide, `mount --bind "$0" ${userHome}`, 'exec "$@"'].join(' && '), home];
 }
 
-interface Run { code: number; stdout: string; stderr: string }
-function cli(home: string, args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [GPU_DESK_BIN, ...args], { env: { ...process.env, GPU_DESK_HOME: home, HOME: home, SSH_AUTH_SOCK: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const cli = (home: string, args: string[]) => runCli(args, { home });
 
 interface ClusterProbeJson {
   login: { sudo: string; vnc: { turbovnc: { installed: boolean; binDir: string | null } }; virtualgl: { installed: boolean; binDir: string | null } };
@@ -130,26 +121,18 @@ describe.runIf(isRootForSlurm)('a Slurm cluster where the user has no sudo: one 
     }).map((p) => { try { return fs.readlinkSync(`/proc/${p}/exe`); } catch { return ''; } });
     expect(xvnc.filter((e) => e.endsWith(`/.local/share/gpu-desk/${NAME}/TurboVNC/bin/Xvnc`))).toHaveLength(1);
 
-    const tunnel = spawn(process.execPath, [GPU_DESK_BIN, 'tunnel', ...login(slurm), '--job', jobId, '--json'], { env: { ...process.env, GPU_DESK_HOME: home, HOME: home, SSH_AUTH_SOCK: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const tunnel = spawnCli(['tunnel', ...login(slurm), '--job', jobId, '--json'], { home });
     try {
-      const listening = await new Promise<{ local: string; otp?: string }>((resolve, reject) => {
-        let out = '';
-        let err = '';
-        tunnel.stderr.on('data', (d) => (err += d));
-        tunnel.stdout.on('data', (d) => {
-          out += d;
-          const line = out.split('\n').find((x) => x.includes('"listening"'));
-          if (line) resolve(JSON.parse(line));
-        });
-        tunnel.on('exit', (code) => reject(new Error(`tunnel exited ${code}: ${err}`)));
-      });
+      let ev = await nextJson(tunnel);
+      while (ev.event !== 'listening') ev = await nextJson(tunnel);
+      const listening = ev as { local: string; otp?: string };
       const otp = listening.otp ?? (await cli(home, ['jobs', ...login(slurm), 'otp', jobId])).stdout.trim();
       const s = net.connect({ host: '127.0.0.1', port: Number(listening.local.split(':').pop()) });
       const r = await rfbHandshake(s, otp, { init: true });
       expect(r).toMatchObject({ ok: true, width: 1024, height: 768 });
     } finally {
-      tunnel.kill('SIGTERM');
-      await new Promise((r) => tunnel.once('exit', r));
+      tunnel.proc.kill('SIGTERM');
+      await tunnel.exit;
     }
     const c = await cli(home, ['jobs', ...login(slurm), 'cancel', jobId]);
     expect(c.code, c.stderr).toBe(0);
