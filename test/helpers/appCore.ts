@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AppCore, type AppCoreDeps } from '../../src/core/app/createAppCore';
-import type { RemoteOps } from '../../src/core/app/remoteOps';
+import { remoteOps, type RemoteOps } from '../../src/core/app/remoteOps';
 import { ProfileStore } from '../../src/core/profiles/profileStore';
-import type { ChannelHub } from '../../src/core/vnc/channelHub';
+import { ChannelHub } from '../../src/core/vnc/channelHub';
 import { registerCleanup } from '../bed';
 
 /**
@@ -33,4 +33,38 @@ export function connectionsCore(o: { emit: AppCoreDeps['emit']; secrets?: AppCor
     fs.rmSync(dir, { recursive: true, force: true });
   });
   return { core, dir };
+}
+
+/**
+ * The whole app core as the harness builds it, for tests that drive its handlers against a real bed:
+ * the real remote operations and a channel hub (the test's own, e.g. one that counts, or a fresh one),
+ * a fresh data directory, nothing from ~/.ssh or ~/.ssh/config, and a host key accepted once when it
+ * asks (the test's bed is new each run). `emit` sees every event first. Shut down at clean-up.
+ */
+export function appCoreOnBed(o: { prefix: string; hub?: ChannelHub; emit?: AppCoreDeps['emit']; deps?: Partial<AppCoreDeps> }): { core: AppCore; dir: string; hub: ChannelHub } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), o.prefix));
+  const hub = o.hub ?? new ChannelHub({ allowedOrigins: () => [] });
+  const core: AppCore = new AppCore({
+    profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
+    knownHostsFile: path.join(dir, 'known_hosts'),
+    settingsFile: path.join(dir, 'settings.json'),
+    hub,
+    channelBase: () => 'ws://127.0.0.1:1',
+    emit: (event, payload) => {
+      o.emit?.(event, payload);
+      if (event === 'prompt') void core.handlers()['prompts.answer']({ promptId: (payload as { promptId: string }).promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
+    },
+    remote: remoteOps(),
+    shell: 'harness',
+    version: 'test',
+    sshConfigPath: null,
+    userKnownHostsFiles: [],
+    ...o.deps,
+  });
+  registerCleanup(async () => {
+    await core.shutdown();
+    await hub.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { core, dir, hub };
 }

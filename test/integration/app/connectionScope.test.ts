@@ -8,18 +8,14 @@
  * app test, not here (a Slurm bed per test file is too heavy beside this one).
  */
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, registerCleanup, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
-import { AppCore } from '../../../src/core/app/createAppCore';
-import { remoteOps } from '../../../src/core/app/remoteOps';
-import { ProfileStore } from '../../../src/core/profiles/profileStore';
+import type { AppCore } from '../../../src/core/app/createAppCore';
+import { appCoreOnBed } from '../../helpers/appCore';
 import { connectSsh } from '../../../src/core/ssh/connection';
 import { killSession, startSession } from '../../../src/core/remote/vncSessions';
 import { ChannelHub, type ChannelOpenOptions, type ChannelTicket } from '../../../src/core/vnc/channelHub';
@@ -68,30 +64,10 @@ beforeAll(async () => {
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', () => r()));
   webPort = (web.address() as net.AddressInfo).port;
   registerCleanup(() => new Promise<void>((r) => web.close(() => r())));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-app-scope-'));
   hub = new CountingHub({ allowedOrigins: () => [] });
   await hub.listen();
-  core = new AppCore({
-    profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
-    knownHostsFile: path.join(dir, 'known_hosts'),
-    settingsFile: path.join(dir, 'settings.json'),
-    hub,
-    channelBase: () => 'ws://127.0.0.1:1',
-    emit: (event, payload) => {
-      if (event === 'prompt') void core.handlers()['prompts.answer']({ promptId: (payload as { promptId: string }).promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
-    },
-    remote: remoteOps(),
-    shell: 'harness',
-    version: 'test',
-    sshConfigPath: null,
-    userKnownHostsFiles: [],
-  });
+  ({ core } = appCoreOnBed({ prefix: 'gd-app-scope-', hub }));
   h = core.handlers();
-  registerCleanup(async () => {
-    await core.shutdown();
-    await hub.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 }, 120_000);
 afterAll(cleanupAll);
 

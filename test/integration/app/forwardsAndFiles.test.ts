@@ -2,16 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, registerCleanup, startSshd, type SshdBed } from '../../bed';
-import { AppCore } from '../../../src/core/app/createAppCore';
-import { remoteOps } from '../../../src/core/app/remoteOps';
-import { ProfileStore } from '../../../src/core/profiles/profileStore';
-import { ChannelHub } from '../../../src/core/vnc/channelHub';
 import type { ForwardView, Profile, UploadProgress } from '../../../src/shared/models';
 import { until } from '../../helpers/until';
+import { appCoreOnBed } from '../../helpers/appCore';
+import type { AppCore } from '../../../src/core/app/createAppCore';
 
 let bed: SshdBed;
 let core: AppCore;
@@ -39,33 +36,17 @@ beforeAll(async () => {
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', () => r()));
   webPort = (web.address() as net.AddressInfo).port;
   registerCleanup(() => new Promise<void>((r) => web.close(() => r())));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-app-ff-'));
-  saveDir = path.join(dir, 'saved');
-  fs.mkdirSync(saveDir);
-  const hub = new ChannelHub({ allowedOrigins: () => [] });
-  core = new AppCore({
-    profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
-    knownHostsFile: path.join(dir, 'known_hosts'),
-    settingsFile: path.join(dir, 'settings.json'),
-    hub,
-    channelBase: () => 'ws://127.0.0.1:1',
+  let dir: string;
+  ({ core, dir } = appCoreOnBed({
+    prefix: 'gd-app-ff-',
     emit: (event, payload) => {
       if (event === 'forwards.changed') forwardEvents.push(payload as ForwardView[]);
       if (event === 'files.progress') progress.push(payload as UploadProgress);
-      if (event === 'prompt') void core.handlers()['prompts.answer']({ promptId: (payload as { promptId: string }).promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
     },
-    remote: remoteOps(),
-    shell: 'harness',
-    version: 'test',
-    sshConfigPath: null,
-    userKnownHostsFiles: [],
-    chooseSaveFolder: async () => saveDir,
-  });
-  registerCleanup(async () => {
-    await core.shutdown();
-    await hub.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+    deps: { chooseSaveFolder: async () => saveDir },
+  }));
+  saveDir = path.join(dir, 'saved');
+  fs.mkdirSync(saveDir);
 }, 60_000);
 afterAll(cleanupAll);
 

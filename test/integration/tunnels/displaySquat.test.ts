@@ -1,14 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppCore } from '../../../src/core/app/createAppCore';
-import { remoteOps } from '../../../src/core/app/remoteOps';
-import { ProfileStore } from '../../../src/core/profiles/profileStore';
-import { ChannelHub } from '../../../src/core/vnc/channelHub';
+import type { AppCore } from '../../../src/core/app/createAppCore';
+import { appCoreOnBed } from '../../helpers/appCore';
 import { cleanupAll, isPortFree, isRoot, makeTempDir, registerCleanup, startSshd, type SshdBed } from '../../bed';
 import { until } from '../../helpers/until';
 
@@ -52,28 +48,7 @@ beforeAll(async () => {
   await until(() => seen, (s) => s.includes('listening'), 'the squatter to listen');
   seen.length = 0;
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-squat-'));
-  const hub = new ChannelHub({ allowedOrigins: () => [] });
-  core = new AppCore({
-    profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
-    knownHostsFile: path.join(dir, 'known_hosts'),
-    settingsFile: path.join(dir, 'settings.json'),
-    hub,
-    channelBase: () => 'ws://127.0.0.1:1',
-    emit: (event, payload) => {
-      if (event === 'prompt') void core.handlers()['prompts.answer']({ promptId: (payload as { promptId: string }).promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
-    },
-    remote: remoteOps(),
-    shell: 'harness',
-    version: 'test',
-    sshConfigPath: null,
-    userKnownHostsFiles: [],
-  });
-  registerCleanup(async () => {
-    await core.shutdown();
-    await hub.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  ({ core } = appCoreOnBed({ prefix: 'gd-squat-' }));
 }, 60_000);
 afterAll(cleanupAll);
 
