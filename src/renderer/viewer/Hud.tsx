@@ -4,6 +4,8 @@ import { useFormat } from '../i18n/useFormat';
 import type { TunnelRate, ViewerSample } from './stats';
 import type { VideoView } from './video/videoMode';
 import { HudGpus } from './HudGpus';
+import { useHudDock } from './useHudDock';
+import './hud.css';
 
 /** Frames, latency, round trip, bandwidth and encoding, with the last 60 s charted. */
 export function Hud({ history, tunnel, tunnelHistory, video, viewerId, renderGpu }: { history: ViewerSample[]; tunnel: TunnelRate | null; tunnelHistory: number[]; video?: VideoView | null; viewerId?: string | null; renderGpu?: number }) {
@@ -12,8 +14,17 @@ export function Hud({ history, tunnel, tunnelHistory, video, viewerId, renderGpu
   const s = history[history.length - 1];
   const videoOn = video?.active === 'video';
   const show = <T,>(v: T | null | undefined, f: (x: T) => string) => (v === null || v === undefined ? '—' : f(v));
+  const dock = useHudDock();
   return (
-    <aside className="hud" aria-label={t('hud.aria')} data-testid="hud" aria-live="off">
+    <aside ref={dock.hudRef} className={`hud hud-${dock.corner}${dock.dragging ? ' hud-dragging' : ''}`} style={dock.style} aria-label={t('hud.aria')} data-testid="hud" data-corner={dock.corner} aria-live="off">
+      <div className="hud-bar" title={t('hud.dragHint')} data-testid="hud-bar" {...dock.handle}>
+        <h2 className="hud-title">{t('hud.title')}</h2>
+        {/* A mouse click leaves the keyboard with the desktop; Tab still reaches the button. */}
+        <button type="button" className="hud-corner" aria-label={t('hud.nextCorner')} title={t('hud.nextCorner')} data-testid="hud-next-corner"
+          onPointerDown={(e) => e.stopPropagation()} onMouseDown={(e) => e.preventDefault()} onClick={dock.nextCorner}>
+          <svg width="12" height="12" viewBox="0 0 12 12" aria-hidden="true"><rect x="0.5" y="0.5" width="11" height="11" rx="1.5" fill="none" stroke="currentColor" /><rect x="6" y="2" width="4" height="4" fill="currentColor" /></svg>
+        </button>
+      </div>
       <dl>
         <dt>{t('hud.frames')}</dt><dd data-testid="hud-fps">{show(s?.fps, (v) => fmt.fps(v, 1))}</dd>
         <dt>{t('hud.latency')}</dt><dd data-testid="hud-latency" title={t('hud.latencyTitle')}>{s?.latencyMs == null ? <span className="muted">{t('hud.latencyWaiting')}</span> : fmt.ms(s.latencyMs)}</dd>

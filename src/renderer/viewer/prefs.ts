@@ -62,3 +62,28 @@ export function profileInput(profile: Profile, viewer: SavedViewerPrefs): Profil
     forwards: profile.forwards,
   };
 }
+
+/** The corners the HUD docks to, in the order its "next corner" button walks them. */
+export const HUD_CORNERS = ['top-right', 'bottom-right', 'bottom-left', 'top-left'] as const;
+export type HudCorner = (typeof HUD_CORNERS)[number];
+// One place for every server: where the HUD sits depends on the user's desk and habits, not on which
+// desktop is open (a per-profile place would make it jump back over the desktop on the next server).
+const HUD_CORNER_KEY = 'gpu-desk.viewer.hudCorner';
+
+/** The corner the HUD was last docked to; top right (where it has always been) at first. */
+export function loadHudCorner(): HudCorner {
+  try {
+    const v = localStorage.getItem(HUD_CORNER_KEY);
+    return (HUD_CORNERS as readonly string[]).includes(v ?? '') ? (v as HudCorner) : 'top-right';
+  } catch {
+    return 'top-right';
+  }
+}
+
+export function storeHudCorner(c: HudCorner): void {
+  try {
+    localStorage.setItem(HUD_CORNER_KEY, c);
+  } catch {
+    /* storage full or denied: the HUD stays where it is for this window only */
+  }
+}

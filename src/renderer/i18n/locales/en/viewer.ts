@@ -82,6 +82,9 @@ export default {
   },
   videoFallback: 'Video mode stopped: {{reason}}. Showing VNC.',
   hud: {
+    title: 'Performance',
+    dragHint: 'Drag to move; let go and it docks to the nearest corner',
+    nextCorner: 'Move to the next corner',
     aria: 'Performance figures',
     frames: 'Frames',
     latency: 'Update latency',
@@ -176,6 +179,7 @@ export default {
     noForwards: 'None. Add forwards (e.g. Jupyter on 8888) to the server’s profile.',
     openBrowser: 'Open in browser',
     notWeb: '(not a web service)',
+    openFailed: 'Open failed: {{reason}}',
   },
   hudGpu: {
     aria: 'GPU the desktop renders on',

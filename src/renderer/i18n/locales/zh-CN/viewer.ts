@@ -84,6 +84,9 @@ const zhCN: Catalogue<typeof en> = {
   },
   videoFallback: '视频模式已停止：{{reason}}。已切回 VNC。',
   hud: {
+    title: '性能数据',
+    dragHint: '拖动以移动，松开后停靠到最近的角落',
+    nextCorner: '移到下一个角落',
     aria: '性能数据',
     frames: '帧率',
     latency: '更新延迟',
@@ -178,6 +181,7 @@ const zhCN: Catalogue<typeof en> = {
     noForwards: '无。可在服务器配置中添加端口转发（例如 8888 端口上的 Jupyter）。',
     openBrowser: '在浏览器中打开',
     notWeb: '（不是网页服务）',
+    openFailed: '转发打开失败：{{reason}}',
   },
   hudGpu: {
     aria: '桌面渲染所用的 GPU',
