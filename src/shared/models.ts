@@ -361,6 +361,16 @@ export interface ByteCounters {
   at: number;
 }
 
+/**
+ * A connection through a forward that the server would not open (what `ssh -L` prints as "open failed"),
+ * as core's error: its code, its English message and fix. Kept until a connection opens.
+ */
+export interface ForwardOpenFailure {
+  code: string;
+  message: string;
+  fix?: string;
+}
+
 export interface TunnelView {
   id: string;
   connectionId: string;
@@ -370,7 +380,7 @@ export interface TunnelView {
   remotePort: number;
   /** Set when the display is reached through the session's Unix socket on the server instead of remotePort. */
   remoteSocket?: string;
-  forwards: (ForwardSpec & { url: string | null })[];
+  forwards: (ForwardSpec & { url: string | null; openFailed?: ForwardOpenFailure })[];
   bytesIn: number;
   bytesOut: number;
   clients: number;
@@ -440,6 +450,7 @@ export interface ForwardView {
   http: 'checking' | 'yes' | 'no';
   /** http://127.0.0.1:port/ when it answers HTTP, else null. */
   url: string | null;
+  openFailed?: ForwardOpenFailure;
 }
 
 export interface RemoteEntryView {

@@ -72,6 +72,7 @@ export function ForwardsPanel({ connectionId, profile, autoOpen = false, compact
               {f.url && <button className="primary" onClick={() => void browse(f.url!)} data-testid="forward-browse">{t('openBrowser')}</button>}{' '}
               <button onClick={() => void api.invoke('forwards.check', { forwardId: f.id }).catch((e) => setError(errorLine(e)))} disabled={f.http === 'checking'}>{t('checkAgain')}</button>{' '}
               <button onClick={() => void api.invoke('forwards.close', { forwardId: f.id }).catch((e) => setError(errorLine(e)))}>{t('close')}</button>
+              {f.openFailed && <p className="banner error" role="alert" data-testid="forward-open-failed">{t('openFailed', { reason: errorLine(f.openFailed) })}</p>}
             </li>
           );
         })}

@@ -65,6 +65,7 @@ export function TunnelScreen({ connectionId, connection, tunnel: t, password }: 
             <li key={f.localPort}>
               <code>127.0.0.1:{f.localPort}</code> → {f.remoteHost}:{f.remotePort}{' '}
               {f.url ? <button onClick={() => api.invoke('app.openExternal', { url: f.url! }).catch(() => window.open(f.url!, '_blank', 'noopener'))}>{tr('tunnel.openBrowser')}</button> : <span className="muted">{tr('tunnel.notWeb')}</span>}
+              {f.openFailed && <p className="banner error" role="alert" data-testid="forward-open-failed">{tr('tunnel.openFailed', { reason: errorLine(f.openFailed) })}</p>}
             </li>
           ))}
         </ul>

@@ -1,6 +1,7 @@
 import { GpuDeskError } from '../../errors';
 import type { Emit, HandlersOf } from '../../../shared/contract';
-import type { ForwardSpec, ForwardView } from '../../../shared/models';
+import type { ForwardOpenFailure, ForwardSpec, ForwardView } from '../../../shared/models';
+import type { Tunnel } from '../../tunnels/tunnel';
 import type { LiveConnection } from './connections';
 import type { HttpChecks } from './httpChecks';
 
@@ -21,6 +22,8 @@ export interface ForwardsDeps {
 export class Forwards {
   /** Forward (tunnel) id → its connection. */
   private readonly forwards = new Map<string, Forward>();
+  /** A forward's last connection the server would not open, until one opens (gone with the forward). */
+  private readonly refused = new WeakMap<Tunnel, ForwardOpenFailure>();
 
   constructor(private readonly deps: ForwardsDeps) {}
 
@@ -76,6 +79,7 @@ export class Forwards {
           continue;
         }
         const info = await c.tunnels.openForward({ localPort: spec.localPort, remoteHost: spec.remoteHost, remotePort: spec.remotePort });
+        this.watchRefusals(c.tunnels.get(info.id));
         const f: Forward = { connectionId, unscope: () => {} };
         this.forwards.set(info.id, f);
         f.unscope = c.scope.add(() => this.close(c, info.id));
@@ -89,6 +93,18 @@ export class Forwards {
     this.deps.emit('forwards.changed', this.views());
     await Promise.all(ids.map((id) => this.check(c, id)));
     return this.views().filter((v) => ids.includes(v.id));
+  }
+
+  /** A program on a forward whose far end refuses is closed at once: the panel says why, as `ssh -L` prints "open failed: …". */
+  private watchRefusals(t: Tunnel | undefined): void {
+    t?.on('forward-error', (e: Error) => {
+      const x = e as Error & { code?: string; fix?: string };
+      this.refused.set(t, { code: x.code ?? 'FORWARD_FAILED', message: e.message, ...(x.fix ? { fix: x.fix } : {}) });
+      this.announce();
+    });
+    t?.on('connection-opened', () => {
+      if (this.refused.delete(t)) this.announce();
+    });
   }
 
   private connection(connectionId: string): LiveConnection | undefined {
@@ -106,9 +122,11 @@ export class Forwards {
     for (const c of this.deps.connections.all()) {
       for (const [id, f] of this.forwards) {
         if (f.connectionId !== c.id) continue;
-        const info = c.tunnels.get(id)?.info;
-        if (!info) continue;
+        const t = c.tunnels.get(id);
+        const info = t?.info;
+        if (!t || !info) continue;
         const http = this.deps.http.state(c.id, id) ?? 'checking';
+        const openFailed = this.refused.get(t);
         out.push({
           id,
           connectionId: c.id,
@@ -118,6 +136,7 @@ export class Forwards {
           remotePort: info.remotePort,
           http,
           url: http === 'yes' ? `http://127.0.0.1:${info.localPort}/` : null,
+          ...(openFailed ? { openFailed } : {}),
         });
       }
     }

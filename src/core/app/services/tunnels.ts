@@ -3,9 +3,10 @@ import { runningDesktopJob } from '../../cluster/jobTunnel';
 import type { JobDesktopLink } from '../../cluster/connect';
 import { desktopPassword, openDesktopTunnel, type DesktopTunnel, type DesktopTunnelOptions } from '../../tunnels/desktopTunnel';
 import type { TunnelManager } from '../../tunnels/tunnelManager';
+import type { Tunnel } from '../../tunnels/tunnel';
 import type { DesktopEndpoints } from '../desktopEndpoints';
 import type { Emit, HandlersOf, ParsedInput } from '../../../shared/contract';
-import type { SavedTunnelView, TunnelView } from '../../../shared/models';
+import type { ForwardOpenFailure, SavedTunnelView, TunnelView } from '../../../shared/models';
 import type { RemoteOps } from '../remoteOps';
 import { viewerCommands } from '../tunnelInfo';
 import type { LiveConnection } from './connections';
@@ -43,6 +44,8 @@ export interface TunnelsDeps {
 /** tunnels.*: tunnel-only mode, a display (or a job's desktop) on a local port with its forwards. */
 export class Tunnels {
   private readonly state = new Map<string, TunnelState>();
+  /** An extra forward's last connection the server would not open, until one opens (gone with the forward). */
+  private readonly refused = new WeakMap<Tunnel, ForwardOpenFailure>();
 
   constructor(private readonly deps: TunnelsDeps) {}
 
@@ -79,6 +82,21 @@ export class Tunnels {
   /** The tunnel goes when its connection does (set up in the state first: the scope may close it at once). */
   private scoped(c: LiveConnection, s: TunnelState, tunnelId: string): void {
     s.unscope.set(tunnelId, c.scope.add(() => this.close(c, s, tunnelId)));
+  }
+
+  /**
+   * A program that connects to an extra forward whose far end refuses is closed at once (Tunnel does);
+   * the tunnel's screen says why, as `ssh -L` and `gpu-desk tunnel` print "open failed: …".
+   */
+  private watchRefusals(t: Tunnel | undefined): void {
+    t?.on('forward-error', (e: Error) => {
+      const x = e as Error & { code?: string; fix?: string };
+      this.refused.set(t, { code: x.code ?? 'FORWARD_FAILED', message: e.message, ...(x.fix ? { fix: x.fix } : {}) });
+      void this.announce();
+    });
+    t?.on('connection-opened', () => {
+      if (this.refused.delete(t)) void this.announce();
+    });
   }
 
   /** Same local ports after a reconnect; whether the services behind the forwards answer is asked again. */
@@ -125,7 +143,11 @@ export class Tunnels {
     const { info } = desk;
     const fids: string[] = [];
     try {
-      for (const f of forwards ?? c.profile.forwards) fids.push((await c.tunnels.openForward({ localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort })).id);
+      for (const f of forwards ?? c.profile.forwards) {
+        const fid = (await c.tunnels.openForward({ localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort })).id;
+        fids.push(fid);
+        this.watchRefusals(c.tunnels.get(fid));
+      }
     } catch (e) {
       for (const fid of fids) await c.tunnels.close(fid);
       await c.tunnels.close(info.id);
@@ -233,10 +255,12 @@ export class Tunnels {
         const st = t.stats();
         const forwards = [];
         for (const fid of fids) {
-          const f = c.tunnels.get(fid)?.info;
-          if (!f) continue;
+          const ft = c.tunnels.get(fid);
+          const f = ft?.info;
+          if (!ft || !f) continue;
           const http = this.deps.http.state(c.id, fid) === 'yes';
-          forwards.push({ kind: 'local' as const, localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort, url: http ? `http://127.0.0.1:${f.localPort}/` : null });
+          const openFailed = this.refused.get(ft);
+          forwards.push({ kind: 'local' as const, localPort: f.localPort, remoteHost: f.remoteHost, remotePort: f.remotePort, url: http ? `http://127.0.0.1:${f.localPort}/` : null, ...(openFailed ? { openFailed } : {}) });
         }
         out.push({
           id: tid,

@@ -14,6 +14,7 @@ export default {
     yes: 'Answers HTTP',
     no: 'No HTTP answer',
   },
+  openFailed: 'Open failed: {{reason}}',
   checkAgain: 'Check again',
   openBrowser: 'Open in browser',
   close: 'Close',

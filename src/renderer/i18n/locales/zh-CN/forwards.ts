@@ -16,6 +16,7 @@ const zhCN: Catalogue<typeof en> = {
     yes: 'HTTP 有响应',
     no: 'HTTP 无响应',
   },
+  openFailed: '转发打开失败：{{reason}}',
   checkAgain: '重新检测',
   openBrowser: '在浏览器中打开',
   close: '关闭',
