@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { differingPixels, makeTempDir, serverScreen, startXvnc, windowViewable } from '../bed';
 import { addProfile, expect, test, type Env } from './fixtures';
-import { viewXvnc } from './desktopSteps';
+import { startDesktop, viewXvnc } from './desktopSteps';
 import { typeOnRemote } from './typing';
 import { bytesPerFrame } from './viewerHud';
 import { canvasSize, chooseLossless, pixelsUnlikeServer } from './viewerPixels';
@@ -79,12 +79,7 @@ test('add a server, connect, accept the host key, start a desktop, see it, type,
 
   // Start a desktop on the bed's real VNC server, with the window manager the bed names (its
   // autostart opens the bed's terminal).
-  await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill('1024x768');
-  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-  await page.getByRole('button', { name: 'Start desktop' }).click();
-  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
+  const { display } = await startDesktop(page, env, '1024x768');
   // The row of the session started, with the flavour the probe reported.
   const row = page.getByTestId(`session-${display}`).filter({ hasText: BED_VNC });
   await expect(row).toBeVisible();

@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { connectSsh, type SshConnection } from '../../src/core/ssh/connection';
-import { addProfile, expect, test, type Env } from './fixtures';
+import { expect, test, type Env } from './fixtures';
 import { canvasSize } from './viewerPixels';
+import { startAndView } from './desktopSteps';
 import { makePng } from '../helpers/png';
 
 /**
@@ -71,20 +71,7 @@ function writeDeskPng(page: Page, png: Buffer): Promise<void> {
 test('clipboard: text and PNG images go both ways on their own while the viewer has focus; the setting stops it; a too-large image says so', async ({ page, env }) => {
   test.setTimeout(420_000);
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-  fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
-  await env.app.open(page);
-  await addProfile(page, env, 'clip');
-  await page.getByRole('button', { name: 'Connect to clip' }).click();
-  await expect(page.getByRole('heading', { name: 'clip', level: 1 })).toBeVisible({ timeout: 30_000 });
-  await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill('800x600');
-  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-  await page.getByRole('button', { name: 'Start desktop' }).click();
-  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
-  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
-  await row.getByRole('button', { name: `View display ${display}` }).click();
-  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  const { display, row } = await startAndView(page, env, 'clip', '800x600');
   await expect.poll(() => canvasSize(page)).toEqual({ w: 800, h: 600 });
   const screen = page.getByTestId('vnc-screen');
   const canvas = screen.locator('canvas');

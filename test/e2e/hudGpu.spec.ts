@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { startSshd, startXvnc } from '../bed';
-import { addProfile, expect, test } from './fixtures';
+import { expect, test } from './fixtures';
+import { connectAndStartDesktop, viewDesktop } from './desktopSteps';
 import { GPU_FIGURES_QUERIES, gpuFiguresQueryArg, parseGpuFiguresCsv, type GpuFigures } from '../../src/core/remote/gpuFigures';
 
 /** The nvidia-smi SHIM on the bed account's PATH (no GPU here), run as the HUD runs it. */
@@ -69,33 +70,23 @@ async function desktopsSayRenderGpu(page: Page, inject: { gpu: number | null }):
 
 test('viewer HUD with the nvidia-smi shim: every GPU in a line as the shim prints them, then only the desktop\'s renderGpu in full', async ({ page, env }) => {
   test.setTimeout(300_000);
-  fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
   const inject: { gpu: number | null } = { gpu: null };
   await desktopsSayRenderGpu(page, inject);
-  await env.app.open(page);
-  await addProfile(page, env, 'hudgpu');
-  await page.getByRole('button', { name: 'Connect to hudgpu' }).click();
-  await expect(page.getByRole('heading', { name: 'hudgpu', level: 1 })).toBeVisible({ timeout: 30_000 });
-
-  await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill('800x600');
-  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-  // "Render on" lists the GPUs as the probe saw them (the shim's), the least busy chosen by default.
-  const renderOn = page.getByTestId('session-gpu');
-  const options = (await renderOn.locator('option').allTextContents()).map((t) => /^GPU (\d+) \(.*, (\d+) % busy\)$/.exec(t)).filter((m) => m !== null);
-  expect(options.map((m) => Number(m![1]))).toEqual([0, 1]);
-  const busiestLast = [...options].sort((a, b) => Number(a![2]) - Number(b![2]) || Number(a![1]) - Number(b![1]));
-  await expect(renderOn).toHaveValue(busiestLast[0]![1]);
-  // This desktop is not pinned, so the HUD has no GPU of its own to show first.
-  await renderOn.selectOption({ label: 'Any GPU (not pinned)' });
-  await page.getByRole('button', { name: 'Start desktop' }).click();
-  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
-  const row = page.getByTestId(`session-${display}`);
+  const { display, row } = await connectAndStartDesktop(page, env, 'hudgpu', '800x600', {
+    beforeStart: async () => {
+      // "Render on" lists the GPUs as the probe saw them (the shim's), the least busy chosen by default.
+      const renderOn = page.getByTestId('session-gpu');
+      const options = (await renderOn.locator('option').allTextContents()).map((t) => /^GPU (\d+) \(.*, (\d+) % busy\)$/.exec(t)).filter((m) => m !== null);
+      expect(options.map((m) => Number(m![1]))).toEqual([0, 1]);
+      const busiestLast = [...options].sort((a, b) => Number(a![2]) - Number(b![2]) || Number(a![1]) - Number(b![1]));
+      await expect(renderOn).toHaveValue(busiestLast[0]![1]);
+      // This desktop is not pinned, so the HUD has no GPU of its own to show first.
+      await renderOn.selectOption({ label: 'Any GPU (not pinned)' });
+    },
+  });
 
   // No render GPU on the desktop's info: each of the server's GPUs in one line.
-  await row.getByRole('button', { name: `View display ${display}` }).click();
-  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  await viewDesktop(page, row, display);
   const hud = page.getByTestId('hud');
   const shim = shimPrints();
   expect(shim.map((g) => g.index)).toEqual([0, 1]);

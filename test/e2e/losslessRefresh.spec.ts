@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { signalGroup, startXvnc, windowViewable } from '../bed';
-import { addProfile, expect, test, type Env } from './fixtures';
-import { viewXvnc } from './desktopSteps';
+import { expect, test, type Env } from './fixtures';
+import { connectAndStartDesktop, viewDesktop, viewXvnc } from './desktopSteps';
 import { typeOnRemote } from './typing';
 import { canvasDigest, canvasSize, pixelsUnlikeServer } from './viewerPixels';
 import { LOSSLESS_IDLE_MS } from '../../src/renderer/viewer/lossless';
@@ -85,18 +84,7 @@ test('TigerVNC: after motion at low JPEG quality the viewer asks for a lossless 
 
 test('TurboVNC: desktops gpu-desk starts run Xvnc with -alr 0.5, and after motion at JPEG quality 10 the canvas equals the server\'s screen exactly', async ({ page, env }) => {
   test.setTimeout(600_000);
-  fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
-  await env.app.open(page);
-  await addProfile(page, env, 'alr');
-  await page.getByRole('button', { name: 'Connect to alr' }).click();
-  await expect(page.getByRole('heading', { name: 'alr', level: 1 })).toBeVisible({ timeout: 30_000 });
-  await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill('1024x768');
-  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-  await page.getByRole('button', { name: 'Start desktop' }).click();
-  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
-  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
+  const { display, row } = await connectAndStartDesktop(page, env, 'alr', '1024x768');
   // The X server itself was started with automatic lossless refresh.
   const xvncArgs = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map((p) => {
     try { return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0'); } catch { return []; }
@@ -104,8 +92,7 @@ test('TurboVNC: desktops gpu-desk starts run Xvnc with -alr 0.5, and after motio
   expect(xvncArgs, `the Xvnc of :${display}`).toBeDefined();
   expect(xvncArgs!.join(' ')).toContain('-alr 0.5');
 
-  await row.getByRole('button', { name: `View display ${display}` }).click();
-  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  await viewDesktop(page, row, display);
   await expect.poll(() => canvasSize(page)).toEqual({ w: 1024, h: 768 });
   await expect.poll(() => windowViewable(env.bed.home, display, env.desktop.terminalTitle), { timeout: 30_000 }).toBe(true);
 

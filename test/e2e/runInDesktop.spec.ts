@@ -5,6 +5,7 @@
  * screenshot shows it. vkcube spins, so it is paused (SIGSTOP) for the comparison.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { differingPixels, serverScreen } from '../bed';
 import { expect, test, type Env } from './fixtures';
 import { connectAndStartDesktop, stopAndDisconnect, viewDesktop } from './desktopSteps';
@@ -12,13 +13,24 @@ import { canvasSize, chooseLossless, pixelsUnlikeServer } from './viewerPixels';
 
 const SIZE = { w: 640, h: 480 };
 
-/** The bed account's processes whose whole command line matches `re` (pgrep -f). */
-function pids(env: Env, re: string): number[] {
+/**
+ * The bed account's processes in this desktop (DISPLAY=:N in their environment) whose whole command
+ * line matches `re` (pgrep -f): other tests' desktops run as the same account at the same time.
+ */
+function pids(env: Env, display: number, re: string): number[] {
+  let all: number[];
   try {
-    return execFileSync('pgrep', ['-u', env.bed.user, '-f', re], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    all = execFileSync('pgrep', ['-u', env.bed.user, '-f', re], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
   }
+  return all.filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`DISPLAY=:${display}`);
+    } catch {
+      return false; // gone since
+    }
+  });
 }
 
 async function screen(env: Env, display: number): Promise<Buffer> {
@@ -38,11 +50,11 @@ test('Run in desktop: a command line’s output and Stop; vkcube (Vulkan) drawn 
   await dlg.getByTestId('run-start').click();
   await expect(dlg.getByTestId('run-output')).toContainText(`on :${display}`, { timeout: 30_000 });
   await expect(dlg.getByTestId('run-status')).toHaveAttribute('data-running', 'true');
-  await expect.poll(() => pids(env, '^sleep 299$').length, { timeout: 30_000 }).toBe(1);
+  await expect.poll(() => pids(env, display, '^sleep 299$').length, { timeout: 30_000 }).toBe(1);
   await dlg.getByTestId('run-stop').click();
   await expect(dlg.getByTestId('run-status')).toHaveAttribute('data-running', 'false', { timeout: 30_000 });
   await expect(dlg.getByTestId('run-status')).toHaveText('Ended (stopped by a signal) · under VirtualGL');
-  expect(pids(env, '^sleep 299$')).toEqual([]);
+  expect(pids(env, display, '^sleep 299$')).toEqual([]);
 
   // vkcube: it spins (the server's screen keeps changing), so it presents into Xvnc.
   const before = await screen(env, display);
@@ -58,7 +70,7 @@ test('Run in desktop: a command line’s output and Stop; vkcube (Vulkan) drawn 
     last = now;
     return changes;
   }, { timeout: 60_000, message: 'vkcube’s frames changing the server’s screen' }).toBeGreaterThanOrEqual(3);
-  const [cube] = pids(env, '(^|/)vkcube$');
+  const [cube] = pids(env, display, '(^|/)vkcube$');
   expect(cube, 'vkcube’s process').toBeGreaterThan(0);
 
   // Paused, its last frame stays: the server's screen stops changing, and shows the cube (not what was there before).
@@ -76,7 +88,7 @@ test('Run in desktop: a command line’s output and Stop; vkcube (Vulkan) drawn 
     // The dialog closes; the program goes on (it is the desktop's, not the dialog's).
     await dlg.getByRole('button', { name: 'Close' }).click();
     await expect(dlg).toHaveCount(0);
-    expect(pids(env, '(^|/)vkcube$')).toEqual([cube]);
+    expect(pids(env, display, '(^|/)vkcube$')).toEqual([cube]);
 
     await viewDesktop(page, row, display);
     await chooseLossless(page);

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { startXvnc } from '../bed';
-import { addProfile, expect, test, type Env } from './fixtures';
-import { viewXvnc } from './desktopSteps';
+import { expect, test, type Env } from './fixtures';
+import { connectAndStartDesktop, stopAndDisconnect, viewDesktop, viewXvnc } from './desktopSteps';
 import { canvasSize, chooseLossless, pixelsUnlikeServer } from './viewerPixels';
 import { sideBySide } from '../../src/renderer/viewer/screenLayout';
 import { shellQuote } from '../../src/core/remote/shellQuote';
@@ -68,28 +68,13 @@ test('TigerVNC: "2 side by side" in the viewer makes two RandR monitors on the s
 
 test('TurboVNC: a desktop started with two screens (multi-screen -geometry) has two RandR monitors, and takes "2 side by side" from the viewer', async ({ page, env }) => {
   test.setTimeout(420_000);
-  fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
-  await env.app.open(page);
-  await addProfile(page, env, 'turboscreens');
-  await page.getByRole('button', { name: 'Connect to turboscreens' }).click();
-  await expect(page.getByRole('heading', { name: 'turboscreens', level: 1 })).toBeVisible({ timeout: 30_000 });
-  await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill('640x480+0+0,512x384+640+48');
-  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-  await page.getByRole('button', { name: 'Start desktop' }).click();
-  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
+  const { display, row } = await connectAndStartDesktop(page, env, 'turboscreens', '640x480+0+0,512x384+640+48');
   expect(await serverMonitors(env, display)).toEqual([{ x: 0, y: 0, width: 640, height: 480 }, { x: 640, y: 48, width: 512, height: 384 }]);
-  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
-  await row.getByRole('button', { name: `View display ${display}` }).click();
-  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  await viewDesktop(page, row, display);
   await expect.poll(() => canvasSize(page)).toEqual({ w: 1152, h: 480 });
   await twoScreensOnServer(page, env, display);
   await page.getByRole('button', { name: 'Back to the server' }).click();
-  await row.getByRole('button', { name: `Stop display ${display}` }).click();
-  await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
-  await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
-  await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+  await stopAndDisconnect(page, row, display);
 });
 
 test('two desktops at once, each in its own page, each drawing its own server\'s screen; "New window" opens a viewer onto the same desktop', async ({ page, env, context }) => {

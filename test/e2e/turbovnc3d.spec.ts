@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { differingPixels, serverScreen, windowViewable } from '../bed';
-import { addProfile, expect, test, type Env } from './fixtures';
+import { expect, test, type Env } from './fixtures';
+import { connectAndStartDesktop, viewDesktop } from './desktopSteps';
 import { typeOnRemote } from './typing';
 import { bytesPerFrame, hudFps } from './viewerHud';
 import { canvasDigest, canvasSize, pixelsUnlikeServer } from './viewerPixels';
@@ -31,23 +32,10 @@ test('a 3D program on a TurboVNC desktop renders through VirtualGL and is drawn 
   // A 3D program rendered on the CPU, encoded and viewed on two cores shared with other work.
   test.setTimeout(720_000);
   expect(fs.existsSync(`${VGL}/glxspheres64`), 'VirtualGL is installed on the bed (.ci/run installs it)').toBe(true);
-  fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
-  await env.app.open(page);
-  await addProfile(page, env, 'gpu3d');
-  await page.getByRole('button', { name: 'Connect to gpu3d' }).click();
-  await expect(page.getByRole('heading', { name: 'gpu3d', level: 1 })).toBeVisible({ timeout: 30_000 });
-
   // A desktop on the bed's real TurboVNC, with the bed's window manager and terminal.
-  await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill('1024x768');
-  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-  await page.getByRole('button', { name: 'Start desktop' }).click();
-  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
-  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
+  const { display, row } = await connectAndStartDesktop(page, env, 'gpu3d', '1024x768');
   await expect(row).toBeVisible();
-  await row.getByRole('button', { name: `View display ${display}` }).click();
-  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  await viewDesktop(page, row, display);
   // JPEG rectangles are decoded by the WebAssembly decoder (the page's CSP lets it compile), not ImageDecoder.
   await expect(page.getByTestId('vnc-screen')).toHaveAttribute('data-jpeg-decoder', 'webassembly');
   await expect.poll(() => canvasSize(page)).toEqual({ w: 1024, h: 768 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Page } from '@playwright/test';
 import { serverScreen, windowViewable } from '../bed';
 import { startDelayProxy } from '../bed/delayProxy';
-import { addProfile, expect, test, type Env } from './fixtures';
+import { expect, test, type Env } from './fixtures';
 import { startAndView, stopAndDisconnect } from './desktopSteps';
 import { ssim } from './ssim';
 import { typeOnRemote } from './typing';
@@ -148,20 +148,8 @@ test('Auto: over a slow link, full-screen motion switches to video, and motion s
   test.setTimeout(600_000);
   // A home link: 4 Mbit/s with 10 ms each way and a small bottleneck buffer, in front of the bed's sshd.
   const link = await startDelayProxy({ targetPort: env.bed.port, delayMs: 10, rateBytesPerSec: 4e6 / 8, maxQueuedBytes: 256 * 1024 });
-  fs.writeFileSync(`${env.home}/known_hosts`, `${env.bed.knownHostsLine}\n[127.0.0.1]:${link.port} ${env.bed.knownHostsLine.split(' ').slice(1).join(' ')}\n`);
   try {
-    await env.app.open(page);
-    await addProfile(page, env, 'slowlink', { port: link.port });
-    await page.getByRole('button', { name: 'Connect to slowlink' }).click();
-    await expect(page.getByRole('heading', { name: 'slowlink', level: 1 })).toBeVisible({ timeout: 60_000 });
-    await page.getByRole('tab', { name: 'Desktops' }).click();
-    await page.getByLabel('Size').fill('1024x768');
-    await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-    await page.getByRole('button', { name: 'Start desktop' }).click();
-    await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-    const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
-    await page.getByTestId(`session-${display}`).getByRole('button', { name: `View display ${display}` }).click();
-    await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 60_000 });
+    const { display, row } = await startAndView(page, env, 'slowlink', '1024x768', { port: link.port });
     await expect.poll(() => windowViewable(env.bed.home, display, env.desktop.terminalTitle), { timeout: 30_000 }).toBe(true);
     await chooseCodec(page, 'auto');
     await page.getByTestId('codec-panel').getByRole('button', { name: 'Close quality panel' }).click();
@@ -190,10 +178,7 @@ test('Auto: over a slow link, full-screen motion switches to video, and motion s
       fs.rmSync(pidFile, { force: true });
     }
     await page.getByRole('button', { name: 'Back to the server' }).click();
-    await page.getByTestId(`session-${display}`).getByRole('button', { name: `Stop display ${display}` }).click();
-    await page.getByRole('dialog', { name: `Stop display :${display}?` }).getByRole('button', { name: 'Stop desktop' }).click();
-    await expect(page.getByTestId(`session-${display}`)).toHaveCount(0, { timeout: 180_000 });
-    await page.getByRole('button', { name: 'Disconnect', exact: true }).click();
+    await stopAndDisconnect(page, row, display);
   } finally {
     await link.stop();
   }

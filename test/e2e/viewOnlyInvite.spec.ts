@@ -2,7 +2,8 @@ import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { differingPixels, makeTempDir, windowViewable } from '../bed';
-import { addProfile, expect, test } from './fixtures';
+import { expect, test } from './fixtures';
+import { connectAndStartDesktop, viewDesktop } from './desktopSteps';
 import { typeOnRemote } from './typing';
 import { canvasSize } from './viewerPixels';
 import { RfbWatcher, keysymsOf } from './rfbWatcher';
@@ -26,23 +27,9 @@ function screenWithPointer(bedHome: string, display: number): Promise<Buffer> {
 
 test('Invite to watch…: a view-only one-time password lets a second viewer watch, its keys and clicks change nothing, and a second use is refused; the viewer\'s own View only sends nothing', async ({ page, env }) => {
   test.setTimeout(420_000);
-  fs.writeFileSync(path.join(env.home, 'known_hosts'), `${env.bed.knownHostsLine}\n`);
-  await env.app.open(page);
-  await addProfile(page, env, 'share');
-  await page.getByRole('button', { name: 'Connect to share' }).click();
-  await expect(page.getByRole('heading', { name: 'share', level: 1 })).toBeVisible({ timeout: 30_000 });
-
   // A TurboVNC desktop on TCP (another login cannot open this account's 0600 socket).
-  await page.getByRole('tab', { name: 'Desktops' }).click();
-  await page.getByLabel('Size').fill('800x600');
-  await page.getByLabel('Window manager').selectOption(env.desktop.windowManager);
-  await page.getByTestId('session-transport').selectOption('tcp');
-  await page.getByRole('button', { name: 'Start desktop' }).click();
-  await expect(page.getByTestId('started-display')).toBeVisible({ timeout: 60_000 });
-  const display = Number(await page.getByTestId('started-display').getAttribute('data-display'));
-  const row = page.getByTestId(`session-${display}`).filter({ hasText: 'TurboVNC' });
-  await row.getByRole('button', { name: `View display ${display}` }).click();
-  await expect(page.getByTestId('viewer-phase')).toHaveText('connected', { timeout: 30_000 });
+  const { display, row } = await connectAndStartDesktop(page, env, 'share', '800x600', { transport: 'tcp' });
+  await viewDesktop(page, row, display);
   await expect.poll(() => canvasSize(page)).toEqual({ w: 800, h: 600 });
   await expect.poll(() => windowViewable(env.bed.home, display, env.desktop.terminalTitle), { timeout: 30_000 }).toBe(true);
   const canvas = page.locator('[data-testid="vnc-screen"] canvas');
