@@ -43,7 +43,10 @@ export function useClipboardSync(o: { api: GpuDeskApi; session: RefObject<Viewer
     const focused = () => document.hasFocus() && host.contains(document.activeElement);
     // The round count on the screen, for the e2e spec ("off" while sharing is off): rounds it can wait for.
     let rounds = 0;
-    const round = (pullImage: boolean) => void sync.current!.sync({ pullImage }).then(() => host.setAttribute('data-clip-sync', String(++rounds)));
+    // A round still on its way when sharing is turned off (View only, the setting) must not mark the
+    // screen again: "off" is what the person chose, whatever finishes after it.
+    let live = true;
+    const round = (pullImage: boolean) => void sync.current!.sync({ pullImage }).then(() => { if (live) host.setAttribute('data-clip-sync', String(++rounds)); });
     host.setAttribute('data-clip-sync', '0');
     const onFocus = () => { if (focused()) round(true); };
     host.addEventListener('focusin', onFocus);
@@ -51,6 +54,7 @@ export function useClipboardSync(o: { api: GpuDeskApi; session: RefObject<Viewer
     const watch = setInterval(() => { if (focused()) round(false); }, WATCH_MS);
     onFocus();
     return () => {
+      live = false;
       host.removeEventListener('focusin', onFocus);
       window.removeEventListener('focus', onFocus);
       clearInterval(watch);
