@@ -244,7 +244,10 @@ loopback=1; xsdir="$HOME/.vnc"; unixsock=""
 [ "$uds" = 1 ] && unixsock="$HOME/.vnc/gpu-desk-$n.sock"
 ${TURBOVNC_ARGS}${XKB_ARGS_SH}# -otp: the first one-time password, printed with the start.
 set -- "$@" -otp
-exec "$T/vncserver" "$@" </dev/null 9>&- 2>&1
+# Not exec: this shell keeps the start lock until vncserver returns, that is until its Xvnc listens on
+# :N. With exec the lock went with the shell at once, and a start beside this one (another desktop
+# started at the same moment) could pick the same display before this X server held it.
+"$T/vncserver" "$@" </dev/null 9>&- 2>&1
 `;
 
 const TIGER_START = `
