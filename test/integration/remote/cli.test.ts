@@ -125,8 +125,10 @@ describe('gpu-desk sessions', { timeout: 300_000 }, () => {
     expect(k.code, k.stderr).toBe(0);
     expect(k.stdout).toContain(`Session :${info.display} stopped.`);
     started.pop();
+    // This session gone: its number is free, and another test's desktop of the same account may take it at once.
     const after = JSON.parse((await cli(['sessions', ...dest(bed), 'list', '--json'])).stdout);
-    expect(after.find((x: { display: number }) => x.display === info.display)).toBeUndefined();
+    expect(after.find((x: { display: number; pid: number }) => x.display === info.display && x.pid === info.pid)).toBeUndefined();
+    expect(fs.existsSync(`/proc/${info.pid}`)).toBe(false);
   });
 
   it('TurboVNC: start listens on a Unix socket only; gpu-desk tunnel reaches it; xtigervncviewer gets the desktop with the OTP once only; kill removes the socket', async () => {
@@ -187,9 +189,13 @@ describe('gpu-desk sessions', { timeout: 300_000 }, () => {
     const k = await cli(['sessions', ...dest(bed), 'kill', String(display)]);
     expect(k.code, k.stderr).toBe(0);
     started.pop();
-    expect(fs.existsSync(sock)).toBe(false);
-    const after = JSON.parse((await cli(['sessions', ...dest(bed), 'list', '--json'])).stdout);
-    expect(after.find((x: { display: number }) => x.display === display)).toBeUndefined();
+    // This session gone, socket and all: its number is free, and another test's desktop of the same
+    // account may take it (and the same socket path) at once, so the socket is judged by who serves it.
+    const after = JSON.parse((await cli(['sessions', ...dest(bed), 'list', '--json'])).stdout) as { display: number; pid: number }[];
+    expect(after.find((x) => x.display === display && x.pid === mine[0].pid)).toBeUndefined();
+    expect(fs.existsSync(`/proc/${mine[0].pid}`)).toBe(false);
+    const successor = after.find((x) => x.display === display);
+    if (!successor) expect(fs.existsSync(sock)).toBe(false);
   });
 
   it('usage errors: kill without N, display out of range, unknown action', async () => {
