@@ -6,19 +6,14 @@
  * too). Through the app's handlers against the real sshd and a real
  * TurboVNC desktop: a port on the server's side with nothing listening, then a service started there.
  */
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, registerCleanup, startSshd, type SshdBed } from '../../bed';
 import { bedOptions } from '../../helpers/ssh';
-import { AppCore } from '../../../src/core/app/createAppCore';
-import { remoteOps } from '../../../src/core/app/remoteOps';
-import { ProfileStore } from '../../../src/core/profiles/profileStore';
+import type { AppCore } from '../../../src/core/app/createAppCore';
+import { appCoreOnBed } from '../../helpers/appCore';
 import { connectSsh } from '../../../src/core/ssh/connection';
 import { killSession, startSession } from '../../../src/core/remote/vncSessions';
-import { ChannelHub } from '../../../src/core/vnc/channelHub';
 import type { Handlers } from '../../../src/shared/contract';
 import type { ForwardView, TunnelView } from '../../../src/shared/models';
 import { until } from '../../helpers/until';
@@ -41,31 +36,14 @@ beforeAll(async () => {
     await killSession(s, display).catch(() => {});
     await s.close();
   });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gd-app-fwd-refused-'));
-  const hub = new ChannelHub({ allowedOrigins: () => [] });
-  core = new AppCore({
-    profiles: new ProfileStore({ file: path.join(dir, 'profiles.json'), notice: () => {} }),
-    knownHostsFile: path.join(dir, 'known_hosts'),
-    settingsFile: path.join(dir, 'settings.json'),
-    hub,
-    channelBase: () => 'ws://127.0.0.1:1',
+  ({ core } = appCoreOnBed({
+    prefix: 'gd-app-fwd-refused-',
     emit: (event, payload) => {
       if (event === 'tunnels.changed') tunnelEvents.push(payload as TunnelView[]);
       if (event === 'forwards.changed') forwardEvents.push(payload as ForwardView[]);
-      if (event === 'prompt') void core.handlers()['prompts.answer']({ promptId: (payload as { promptId: string }).promptId, answer: { kind: 'hostKey', decision: 'accept-once' } });
     },
-    remote: remoteOps(),
-    shell: 'harness',
-    version: 'test',
-    sshConfigPath: null,
-    userKnownHostsFiles: [],
-  });
+  }));
   h = core.handlers();
-  registerCleanup(async () => {
-    await core.shutdown();
-    await hub.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
   const p = await h['profiles.save']({
     profile: {
       name: 'refused', host: '127.0.0.1', port: bed.port, user: bed.user, jumpHosts: [], auth: { kind: 'key-file', path: bed.userKeyPath },
