@@ -4,8 +4,8 @@
  * the server), an SFTP session with an upload in flight and a forward are opened; the connection is
  * closed (and, in the second test, closed while its link is down), and nothing is left: no listener
  * on the desk, no hub channel, no process the app started on the server, nothing a handler still
- * knows. The cluster's job-node connection is covered by the scope's unit test and the cluster
- * app test, not here (a Slurm bed per test file is too heavy beside this one).
+ * knows. The cluster's job-node link is closed with its login connection in the cluster app test
+ * (test/integration/cluster/app.test.ts), where the Slurm bed already runs.
  */
 import { execFile } from 'node:child_process';
 import http from 'node:http';
@@ -21,6 +21,7 @@ import { killSession, startSession } from '../../../src/core/remote/vncSessions'
 import { ChannelHub, type ChannelOpenOptions, type ChannelTicket } from '../../../src/core/vnc/channelHub';
 import type { Handlers } from '../../../src/shared/contract';
 import { until } from '../../helpers/until';
+import { processesUnderSshd } from '../../helpers/sshdProcesses';
 
 /** The hub, counting the channels the app registers and revokes. */
 class CountingHub extends ChannelHub {
@@ -71,30 +72,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(cleanupAll);
 
-/**
- * The processes of the bed's account under this bed's sshd (the SFTP session, the sessions' shells
- * and what they run): other test files' beds run as the same account at the same time, so only this sshd's
- * descendants count. The desktop itself is daemonized, not under sshd.
- */
-function serverProcesses(): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    execFile('ps', ['-eo', 'pid=,ppid=,user:32=,args='], (err, stdout) => {
-      if (err) return reject(err);
-      const rows = stdout.split('\n').filter(Boolean).map((l) => {
-        const [pid, ppid, user, ...args] = l.trim().split(/\s+/);
-        return { pid, ppid, user, args: args.join(' ') };
-      });
-      const root = rows.find((r) => r.args.includes(`${bed.dir}/sshd_config`) && r.args.includes('-D'));
-      if (!root) return resolve([]);
-      const under = new Set([root.pid]);
-      for (let grew = true; grew;) {
-        grew = false;
-        for (const r of rows) if (!under.has(r.pid) && under.has(r.ppid)) { under.add(r.pid); grew = true; }
-      }
-      resolve(rows.filter((r) => r.pid !== root.pid && under.has(r.pid) && r.user === bed.user).map((r) => r.args));
-    });
-  });
-}
+/** What the app's connection runs on the server (see processesUnderSshd). */
+const serverProcesses = () => processesUnderSshd(bed);
 
 /** Encoders of this test's display, wherever they run (one orphaned by a dropped link is not under sshd any more). */
 function encoders(): Promise<string[]> {

@@ -2,7 +2,8 @@
  * The app's cluster flow through the harness IPC socket (the contract the window uses), against the
  * real one-node Slurm, the bed's sshd as login node, a second sshd as the node's, and real TurboVNC:
  * a cluster profile, the sinfo defaults, the script shown before submit, pending while the node is
- * taken, running with its desktop viewed through the login node, found again by name, cancelled.
+ * taken, running with its desktop viewed through the login node, found again by name, cancelled;
+ * and the node link a viewer opened goes with the login connection that opened it (issue 41).
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -18,6 +19,8 @@ import { VIDEO_FRAME } from '../../../src/shared/videoFrames';
 import { cleanupAll, makeTempDir, startSlurm, type SlurmBed } from '../../bed';
 import { openIpc, type Client } from '../../helpers/ipcClient';
 import { rfbHandshake } from '../remote/rfb';
+import { processesUnderSshd } from '../../helpers/sshdProcesses';
+import { until } from '../../helpers/until';
 
 let slurm: SlurmBed;
 let harness: Harness;
@@ -154,6 +157,37 @@ describe('the app\'s cluster flow (harness IPC, real Slurm)', () => {
     while (fs.existsSync(ticket.remoteSocket!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     expect(fs.existsSync(ticket.remoteSocket!)).toBe(false);
     await value(c.call('connections.close', { connectionId: conn.id }));
+  }, 300_000);
+
+  it('closing the login connection closes the job-node link its viewer opened: nothing of the app left on the node, the job still runs', async () => {
+    const profile = await value<{ id: string }>(c.call('profiles.save', { profile: { ...clusterProfile(), name: 'hpc-scope' } }));
+    const conn = await value<{ id: string }>(c.call('connections.open', { profileId: profile.id }));
+    try {
+      const { scriptId } = await value<{ scriptId: string }>(c.call('clusters.script', { profileId: profile.id }));
+      const jobId = (await value<ClusterJobView>(c.call('clusters.submit', { connectionId: conn.id, scriptId }))).jobId;
+      await jobEvent(jobId, (j) => j.phase === 'running' && j.desktopUp);
+      const ticket = await value<ClusterViewerTicket>(c.call('clusters.viewer', { connectionId: conn.id, jobId }));
+      expect(ticket.route).toBe('ssh');
+      const ws = new WebSocket(ticket.url, { origin: harness.origin });
+      const wsClosed = new Promise<void>((r) => ws.once('close', () => r()));
+      expect((await rfbHandshake(createWebSocketStream(ws), ticket.vncPassword!, { init: true })).ok).toBe(true);
+      await value(c.call('viewer.videoStart', { viewerId: ticket.viewerId, width: 800, height: 600, fps: 10, bitrateKbps: 500 }));
+      // The link is an SSH connection to the node's own sshd (through the login node); the encoder runs under it.
+      const onNode = () => processesUnderSshd(slurm.node);
+      await until(onNode, (ps) => ps.some((a) => a.includes('ffmpeg')), 'the video encoder under the node\'s sshd');
+
+      await value(c.call('connections.close', { connectionId: conn.id }));
+      await wsClosed;
+      await until(onNode, (ps) => ps.length === 0, 'no connection or process of the app left on the node');
+      expect((await c.call('viewer.password', { viewerId: ticket.viewerId })).error?.code).toBe('BAD_ARGUMENT');
+      expect((await value<{ id: string }[]>(c.call('connections.list', {}))).some((x) => x.id === conn.id)).toBe(false);
+      expect((await value<TunnelView[]>(c.call('tunnels.list', {}))).some((x) => x.connectionId === conn.id)).toBe(false);
+      // The job is the cluster's, not the connection's: it still runs after the app's connection is gone.
+      expect((await shell.exec(`squeue -h -j ${jobId} -o %T`)).stdout.trim()).toBe('RUNNING');
+    } finally {
+      await c.call('connections.close', { connectionId: conn.id });
+      await slurm.cancelAll();
+    }
   }, 300_000);
 
   it('tunnel-only mode on a cluster profile (the tray): none running → how to start one; one → its desktop; several → named', async () => {
