@@ -27,6 +27,23 @@ describe('Auto codec', () => {
     }
   });
 
+  it('on a link too slow to carry 4 screens a second, whole-screen frames still count as motion; a sliver per frame does not', () => {
+    // 1 Mbit/s: about one JPEG screen a second, each frame the whole screen.
+    const slow = { ...moving, fps: 1, screensPerSec: 1 };
+    let s = initialAuto();
+    for (let i = 1; i < AUTO.secondsToVideo; i++) s = autoStep(s, slow).state;
+    expect(autoStep(s, slow).switchTo).toBe('video');
+    // Typing over the same link: a few frames, each a character's worth of the screen.
+    for (const x of [{ ...slow, fps: 3, screensPerSec: 0.02 }, { ...slow, fps: 0, screensPerSec: 0 }, { ...slow, rttMs: 22 }]) {
+      let t = initialAuto();
+      for (let i = 0; i < 10; i++) {
+        const r = autoStep(t, x);
+        expect(r.switchTo).toBeNull();
+        t = r.state;
+      }
+    }
+  });
+
   it('one calm second resets the count', () => {
     let s = autoStep(autoStep(initialAuto(), moving).state, moving).state;
     s = autoStep(s, { ...moving, rttMs: 20 }).state;

@@ -5,7 +5,10 @@
  *
  * Signals, and why these:
  * - motion (VNC): screens' worth of pixels received a second. A 3D view moving at 20 fps in most of
- *   the screen is ~15; typing and scrolling text are well under 1.
+ *   the screen is ~15; typing and scrolling text are well under 1. A slow link caps that figure
+ *   itself (1 Mbit/s carries about one JPEG screen a second), exactly where video helps most; so the
+ *   share of the screen each drawn frame covers counts too: a moving 3D view is most of the screen
+ *   in every frame at any frame rate, a typed character or a blinking cursor a sliver of it.
  * - link-bound (VNC): the SSH round trip, measured beside the stream, rises above its floor: the
  *   link's queue is full (a slow desk or server shows low fps with a flat round trip instead, and
  *   video would not help there).
@@ -36,6 +39,8 @@ export interface AutoState {
 export const AUTO = {
   targetFps: 24,
   minScreensPerSec: 4,
+  /** Or: each frame drawn covers at least this share of the screen (on average over the second). */
+  minScreenPerFrame: 0.5,
   /** Queueing delay that says the link is the limit. */
   rttRiseMs: 30,
   secondsToVideo: 3,
@@ -52,7 +57,8 @@ export function initialAuto(): AutoState {
 export function autoStep(s: AutoState, x: AutoInput): { state: AutoState; switchTo: 'vnc' | 'video' | null } {
   if (x.mode === 'vnc') {
     const rise = x.rttMs !== null && x.minRttMs !== null ? x.rttMs - x.minRttMs : 0;
-    const want = x.screensPerSec >= AUTO.minScreensPerSec && x.fps < AUTO.targetFps && rise >= AUTO.rttRiseMs;
+    const motion = x.screensPerSec >= AUTO.minScreensPerSec || (x.fps >= 1 && x.screensPerSec / x.fps >= AUTO.minScreenPerFrame);
+    const want = motion && x.fps < AUTO.targetFps && rise >= AUTO.rttRiseMs;
     const toVideo = want ? s.toVideo + 1 : 0;
     if (toVideo >= AUTO.secondsToVideo) return { state: initialAuto(), switchTo: 'video' };
     return { state: { toVideo, toVnc: 0 }, switchTo: null };
